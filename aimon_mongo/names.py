@@ -1,0 +1,261 @@
+"""Every persisted literal of aimon-mongo, once.
+
+These strings are what nodes of older and newer builds (and the Java reference system) read and write:
+collection, table, key and channel names, document keys, type tags. Changing one is a data migration,
+not a cleanup. Freeze tests (``tests/freeze/``) pin each value against a hard-coded literal; never
+"fix" an inconsistent spelling here (the inconsistencies are frozen too).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --- Default databases, GridFS ------------------------------------------------------------------
+# Frozen: deployments hold data under these names (the GridFS default moved from "at/aimon", which
+# MongoDB rejects, to "aimon"; nothing can live under the old name).
+DEFAULT_SESSION_DATABASE: Final = "aimon_session"
+DEFAULT_VFS_DATABASE: Final = "aimon"
+DEFAULT_GRIDFS_BUCKET: Final = "fs"
+DEFAULT_GRIDFS_CHUNK_SIZE: Final = 1024 * 1024
+
+# --- MongoDB collections (db/mongodb/init.js) ---------------------------------------------------
+# Frozen: "conversation" spellings survived the Conversation -> Session rename on purpose.
+MONGO_LOCKS: Final = "conversation_locks"
+MONGO_INBOX: Final = "conversation_inbox"
+MONGO_IDEMPOTENCY: Final = "idempotency_entries"
+MONGO_SIGNALS: Final = "conversation_signals"
+MONGO_BACKGROUND_TASKS: Final = "background_task"
+MONGO_SCHEDULED_TASK_INTERRUPTS: Final = "scheduled_task_interrupts"
+MONGO_SESSION_RECORDS: Final = "session_records"
+MONGO_SESSION_LOG_SEGMENTS: Final = "session_log_segments"
+# Ours (additive): raw documents that could not be decoded, kept for inspection and replay.
+MONGO_INBOX_QUARANTINE: Final = "conversation_inbox_quarantine"
+# Ours (additive): highest fencing token accepted per session for fenced record/segment writes.
+MONGO_SESSION_FENCES: Final = "session_fences"
+
+# Capped collection sizes (bytes). Frozen with init.js.
+MONGO_SIGNALS_CAPPED_SIZE: Final = 64 * 1024 * 1024
+MONGO_SCHEDULED_TASK_INTERRUPTS_CAPPED_SIZE: Final = 1024 * 1024
+
+# --- MongoDB index names ---------------------------------------------------------------------------
+# Frozen: operators and init.js refer to indexes by these explicit names.
+MONGO_IDX_INBOX_FIFO: Final = "by_conv_priority_fifo"
+MONGO_IDX_IDEMPOTENCY_TTL: Final = "ttl_expires_at"
+MONGO_IDX_IDEMPOTENCY_STATUS_TOUCH: Final = "by_status_touch"
+MONGO_IDX_TASK_STATE: Final = "by_state"
+MONGO_IDX_TASK_CONTEXT: Final = "by_context"
+MONGO_IDX_SEGMENT_SESSION: Final = "by_session"
+# Ours (additive).
+MONGO_IDX_QUARANTINE_CONV: Final = "by_conv_quarantined_at"
+
+# --- MongoDB document keys (DocumentKeys) ----------------------------------------------------------
+# Frozen: stored field names of every Mongo collection ("conversationId" / "contextId" are the frozen
+# spellings of session id and agent runtime id).
+F_ID: Final = "_id"
+F_HOLDER_ID: Final = "holderId"
+F_FENCING_TOKEN: Final = "fencingToken"
+F_LEASE_EXPIRES_AT: Final = "leaseExpiresAt"
+F_ACQUIRED_AT: Final = "acquiredAt"
+F_CONVERSATION_ID: Final = "conversationId"
+F_PRIORITY: Final = "priority"
+F_DELIVERED_AT: Final = "deliveredAt"
+F_PAYLOAD: Final = "payload"
+F_INPUT_HASH: Final = "inputHash"
+F_STATUS: Final = "status"
+F_RESULT: Final = "result"
+F_CREATED_AT: Final = "createdAt"
+F_LAST_TOUCHED_AT: Final = "lastTouchedAt"
+F_EXPIRES_AT: Final = "expiresAt"
+F_KIND: Final = "kind"
+F_ORIGIN_NODE_ID: Final = "originNodeId"
+F_SUBAGENT_NAME: Final = "subagentName"
+F_DESCRIPTION: Final = "description"
+F_STATE: Final = "state"
+F_START_TIME: Final = "startTime"
+F_END_TIME: Final = "endTime"
+F_OUTPUT_OFFSET: Final = "outputOffset"
+F_OWNER: Final = "owner"
+F_CONTEXT_ID: Final = "contextId"
+F_LAST_HEARTBEAT: Final = "lastHeartbeat"
+F_TRANSCRIPT: Final = "transcript"
+F_AGENT_REF: Final = "agentRef"
+F_COMPACTION_FAILURE_COUNT: Final = "compactionFailureCount"
+F_SESSION_TOTALS: Final = "sessionTotals"
+F_BUDGET_OVERRIDE: Final = "budgetOverride"
+F_UPDATED_AT: Final = "updatedAt"
+F_SESSION_ID: Final = "sessionId"
+F_SEGMENT_ID: Final = "segmentId"
+F_FROM_SEQ: Final = "fromSeq"
+F_TO_SEQ: Final = "toSeq"
+F_ENTRY_COUNT: Final = "entryCount"
+F_TASK_ID: Final = "taskId"
+F_REASON: Final = "reason"
+# Ours (additive): quarantine documents and fence records.
+F_RAW_DOCUMENT: Final = "rawDocument"
+F_ERROR: Final = "error"
+F_QUARANTINED_AT: Final = "quarantinedAt"
+F_HIGHEST_TOKEN: Final = "highestToken"
+
+# --- Inbox envelope keys (JSON in Redis/PostgreSQL, payload subdocument in MongoDB) ---------------
+# Frozen: both builds read entries the other wrote; "userInput" stays a *string* (asText rendering) and
+# "userInputEncoded" is written only for non-text input.
+ENV_CONVERSATION_ID: Final = "conversationId"
+ENV_AGENT_REF: Final = "agentRef"
+ENV_USER_INPUT: Final = "userInput"
+ENV_USER_INPUT_ENCODED: Final = "userInputEncoded"
+ENV_PRIORITY: Final = "priority"
+ENV_TURN_ID: Final = "turnId"
+ENV_CONTEXT_DISCRIMINATOR: Final = "contextDiscriminator"
+ENV_IDEMPOTENCY_KEY: Final = "idempotencyKey"
+ENV_INITIATOR: Final = "initiator"
+ENV_DELIVERED_AT: Final = "deliveredAt"
+ENV_METADATA: Final = "metadata"
+ENV_SUBMIT_OPTIONS: Final = "submitOptions"
+
+# --- Principal subtree -------------------------------------------------------------------------------
+# Frozen: {type, id, displayName} wherever a principal is stored.
+PRINCIPAL_TYPE: Final = "type"
+PRINCIPAL_ID: Final = "id"
+PRINCIPAL_DISPLAY_NAME: Final = "displayName"
+
+# --- SubmitOptions subtree (SubmitOptionsCodec) ------------------------------------------------------
+# Frozen: shared by every inbox backend and by stored transcripts' rewind points.
+SO_PRINCIPAL: Final = "principal"
+SO_SYSTEM_PROMPT_VARIABLES: Final = "systemPromptVariables"
+SO_EXECUTION_ATTRIBUTES: Final = "executionAttributes"
+SO_LLM_CALL_METADATA: Final = "llmCallMetadata"
+# Retired: ignored on read, never written, never to be reused for another meaning.
+SO_RETIRED_USER_CONTEXT_INJECTION: Final = "userContextInjection"
+LLM_COMPONENT: Final = "component"
+LLM_PARENT_COMPONENT: Final = "parentComponent"
+LLM_FEATURE: Final = "feature"
+LLM_PRINCIPAL: Final = "principal"
+LLM_TRACE_ID: Final = "traceId"
+LLM_TAGS: Final = "tags"
+
+# --- UserInputCodec field names and type tags ---------------------------------------------------------
+# Frozen: the same encoding is in inbox entries and in every stored subagent transcript.
+UI_TYPE: Final = "type"
+UI_TEXT: Final = "text"
+UI_MIME_TYPE: Final = "mimeType"
+UI_FILE_NAME: Final = "fileName"
+UI_DATA: Final = "data"
+UI_INPUTS: Final = "inputs"
+UI_TAG_TEXT: Final = "text"
+UI_TAG_IMAGE: Final = "image"
+UI_TAG_AUDIO: Final = "audio"
+UI_TAG_FILE: Final = "file"
+UI_TAG_MULTIMODAL: Final = "multimodal"
+
+# --- Signal message keys (Redis JSON, Mongo document) ------------------------------------------------
+# Frozen: nodes of both builds exchange these.
+SIG_CONVERSATION_ID: Final = "conversationId"
+SIG_KIND: Final = "kind"
+SIG_ORIGIN_NODE_ID: Final = "originNodeId"
+SIG_PAYLOAD: Final = "payload"
+
+# --- Idempotency entry (Redis JSON value; result projection everywhere) -------------------------------
+# Frozen: key order of the Redis value is part of the contract (Lua matches substrings of it).
+IDEM_KEY: Final = "key"
+IDEM_CONVERSATION_ID: Final = "conversationId"
+IDEM_INPUT_HASH: Final = "inputHash"
+IDEM_STATUS: Final = "status"
+IDEM_HOLDER_ID: Final = "holderId"
+IDEM_CREATED_AT: Final = "createdAt"
+IDEM_LAST_TOUCHED_AT: Final = "lastTouchedAt"
+IDEM_TTL_MILLIS: Final = "ttlMillis"
+IDEM_RESULT: Final = "result"
+RESULT_SUCCESS: Final = "success"
+RESULT_FINAL_ANSWER: Final = "finalAnswer"
+RESULT_ERROR_MESSAGE: Final = "errorMessage"
+RESULT_COMPLETION_REASON: Final = "completionReason"
+RESULT_WAS_STREAMED: Final = "wasStreamed"
+
+# --- Background task (Redis JSON value) ----------------------------------------------------------------
+# Frozen: "contextId" holds the agent runtime id.
+TASK_TASK_ID: Final = "taskId"
+TASK_SUBAGENT_NAME: Final = "subagentName"
+TASK_STATE: Final = "state"
+TASK_START_TIME: Final = "startTime"
+TASK_END_TIME: Final = "endTime"
+TASK_OUTPUT_OFFSET: Final = "outputOffset"
+TASK_DESCRIPTION: Final = "description"
+TASK_OWNER: Final = "owner"
+TASK_CONTEXT_ID: Final = "contextId"
+TASK_LAST_HEARTBEAT: Final = "lastHeartbeat"
+
+# --- Redis keys, prefixes and channels ------------------------------------------------------------------
+# Frozen, including their inconsistency with each other ("aimon:conv" vs "aimon:inbox" vs
+# "aimon:conv:idem"): harmonising them is a data migration.
+REDIS_INBOX_PREFIX: Final = "aimon:inbox"  # streams <prefix>:<id>:NOW|NEXT|LATER
+REDIS_CONV_PREFIX: Final = "aimon:conv"  # lock, fence, signal channels
+REDIS_IDEMPOTENCY_PREFIX: Final = "aimon:conv:idem"  # <prefix>:<key>
+REDIS_SESSION_RECORD_PREFIX: Final = "aimon:session:record"  # hash <prefix>:<id>
+REDIS_SEGMENT_PREFIX: Final = "aimon:session:segment"  # <prefix>:{s:<id>}:data / :created
+REDIS_TASK_STOP_CHANNEL: Final = "aimon:subagent:task-stop"
+# The reference's background-task prefix literal could not be recovered; this one is ours.
+REDIS_BACKGROUND_TASK_PREFIX: Final = "aimon:subagent:task"  # <prefix>:<taskId> + <prefix>:index
+REDIS_LOCK_SEGMENT: Final = "lock"  # <conv>:lock:<id>
+REDIS_FENCE_SEGMENT: Final = "lock:fence"  # <conv>:lock:fence:<id>
+REDIS_CONTROL_SEGMENT: Final = "control"  # <conv>:control:<id>
+REDIS_EVENTS_SEGMENT: Final = "events"  # <conv>:events:<id>
+REDIS_STREAM_FIELD: Final = "p"  # the single stream-entry field holding the envelope JSON
+REDIS_QUARANTINE_SUFFIX: Final = "quarantine"  # ours: <inbox>:<id>:quarantine
+REDIS_INDEX_SUFFIX: Final = "index"
+REDIS_SEGMENT_DATA_SUFFIX: Final = "data"
+REDIS_SEGMENT_CREATED_SUFFIX: Final = "created"
+
+# --- PostgreSQL (sql/V1__init.sql, sql/V2__session_log_segment.sql) ------------------------------------
+# Frozen: tables, columns, index names and the LISTEN/NOTIFY channel.
+PG_DEFAULT_SCHEMA: Final = "aimon_session"
+PG_CONVERSATION_LOCK: Final = "conversation_lock"
+PG_CONVERSATION_LOCK_FENCE: Final = "conversation_lock_fence"
+PG_CONVERSATION_SIGNAL: Final = "conversation_signal"
+PG_CONVERSATION_INBOX: Final = "conversation_inbox"
+PG_IDEMPOTENCY_ENTRY: Final = "idempotency_entry"
+PG_BACKGROUND_TASK: Final = "background_task"
+PG_SESSION_RECORD: Final = "session_record"
+PG_SESSION_LOG_SEGMENT: Final = "session_log_segment"
+PG_INBOX_QUARANTINE: Final = "conversation_inbox_quarantine"  # ours (additive)
+PG_SIGNAL_DOORBELL_CHANNEL: Final = "conversation_signal_doorbell"
+PG_COL_CONVERSATION_ID: Final = "conversation_id"
+PG_COL_CONTEXT_ID: Final = "context_id"
+PG_IDX_LOCK_LEASE_EXPIRES_AT: Final = "conversation_lock_lease_expires_at_idx"
+PG_IDX_SIGNAL_FETCH: Final = "conversation_signal_fetch_idx"
+PG_IDX_SIGNAL_CREATED_AT: Final = "conversation_signal_created_at_idx"
+PG_IDX_INBOX_DRAIN: Final = "conversation_inbox_drain_idx"
+PG_IDX_IDEMPOTENCY_INFLIGHT_STALE: Final = "idempotency_entry_inflight_stale_idx"
+PG_IDX_IDEMPOTENCY_EXPIRES_AT: Final = "idempotency_entry_expires_at_idx"
+PG_IDX_TASK_STATE: Final = "background_task_state_idx"
+PG_IDX_TASK_CONTEXT: Final = "background_task_context_idx"
+
+# --- Snapshot envelope (VfsSessionSnapshotStore) ----------------------------------------------------------
+# Frozen: {"v":1, "subagentName", "contextId" (only when known), "snapshot": {...}}.
+SNAP_ENV_VERSION: Final = "v"
+SNAP_ENV_SUBAGENT_NAME: Final = "subagentName"
+SNAP_ENV_CONTEXT_ID: Final = "contextId"
+SNAP_ENV_SNAPSHOT: Final = "snapshot"
+SNAP_ENV_FORMAT_VERSION: Final = 1
+# Frozen: the snapshot document keeps the session id under "conversationId".
+SNAP_DOC_VERSION: Final = "version"
+SNAP_DOC_CONVERSATION_ID: Final = "conversationId"
+
+# --- Virtual filesystem on GridFS ---------------------------------------------------------------------------
+# Frozen: directory markers are zero-length files whose filename ends in "/" with metadata.type
+# "directory"; file metadata keys are read by nodes of both builds.
+VFS_MARKER_TYPE: Final = "directory"
+VFS_META_TYPE: Final = "type"
+VFS_META_PATH: Final = "path"
+VFS_META_UPLOAD_DATE: Final = "uploadDate"
+VFS_META_CONTENT_SHA256: Final = "contentSha256"
+VFS_META_COPIED_FROM: Final = "copiedFrom"
+VFS_ETAG_PREFIX: Final = "sha256:"
+
+# --- Keys shared with the wider runtime -----------------------------------------------------------------------
+# Frozen: out-of-tree tools read the raw strings.
+TOOL_CONTEXT_CONVERSATION_ID: Final = "conversationId"
+TOOL_CONTEXT_INVOKING_CONVERSATION_ID: Final = "invokingConversationId"
+# Frozen: AgentExecutionEventPayload context key (routing).
+ROUTING_KEY_CONTEXT: Final = "ctx"
+# Frozen: an indexed OpenSearch field; renaming it needs a reindex.
+OPENSEARCH_FIELD_CONTEXT_ID: Final = "context_id"
