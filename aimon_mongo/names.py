@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-# --- Default databases, GridFS ------------------------------------------------------------------
+# --- Default databases, GridFS ---
 # Frozen: deployments hold data under these names (the GridFS default moved from "at/aimon", which
 # MongoDB rejects, to "aimon"; nothing can live under the old name).
 DEFAULT_SESSION_DATABASE: Final = "aimon_session"
@@ -18,7 +18,7 @@ DEFAULT_VFS_DATABASE: Final = "aimon"
 DEFAULT_GRIDFS_BUCKET: Final = "fs"
 DEFAULT_GRIDFS_CHUNK_SIZE: Final = 1024 * 1024
 
-# --- MongoDB collections (db/mongodb/init.js) ---------------------------------------------------
+# --- MongoDB collections (db/mongodb/init.js) ---
 # Frozen: "conversation" spellings survived the Conversation -> Session rename on purpose.
 MONGO_LOCKS: Final = "conversation_locks"
 MONGO_INBOX: Final = "conversation_inbox"
@@ -37,7 +37,7 @@ MONGO_SESSION_FENCES: Final = "session_fences"
 MONGO_SIGNALS_CAPPED_SIZE: Final = 64 * 1024 * 1024
 MONGO_SCHEDULED_TASK_INTERRUPTS_CAPPED_SIZE: Final = 1024 * 1024
 
-# --- MongoDB index names ---------------------------------------------------------------------------
+# --- MongoDB index names ---
 # Frozen: operators and init.js refer to indexes by these explicit names.
 MONGO_IDX_INBOX_FIFO: Final = "by_conv_priority_fifo"
 MONGO_IDX_IDEMPOTENCY_TTL: Final = "ttl_expires_at"
@@ -48,7 +48,7 @@ MONGO_IDX_SEGMENT_SESSION: Final = "by_session"
 # Ours (additive).
 MONGO_IDX_QUARANTINE_CONV: Final = "by_conv_quarantined_at"
 
-# --- MongoDB document keys (DocumentKeys) ----------------------------------------------------------
+# --- MongoDB document keys (DocumentKeys) ---
 # Frozen: stored field names of every Mongo collection ("conversationId" / "contextId" are the frozen
 # spellings of session id and agent runtime id).
 F_ID: Final = "_id"
@@ -96,7 +96,7 @@ F_ERROR: Final = "error"
 F_QUARANTINED_AT: Final = "quarantinedAt"
 F_HIGHEST_TOKEN: Final = "highestToken"
 
-# --- Inbox envelope keys (JSON in Redis/PostgreSQL, payload subdocument in MongoDB) ---------------
+# --- Inbox envelope keys (JSON in Redis/PostgreSQL, payload subdocument in MongoDB) ---
 # Frozen: both builds read entries the other wrote; "userInput" stays a *string* (asText rendering) and
 # "userInputEncoded" is written only for non-text input.
 ENV_CONVERSATION_ID: Final = "conversationId"
@@ -112,13 +112,13 @@ ENV_DELIVERED_AT: Final = "deliveredAt"
 ENV_METADATA: Final = "metadata"
 ENV_SUBMIT_OPTIONS: Final = "submitOptions"
 
-# --- Principal subtree -------------------------------------------------------------------------------
+# --- Principal subtree ---
 # Frozen: {type, id, displayName} wherever a principal is stored.
 PRINCIPAL_TYPE: Final = "type"
 PRINCIPAL_ID: Final = "id"
 PRINCIPAL_DISPLAY_NAME: Final = "displayName"
 
-# --- SubmitOptions subtree (SubmitOptionsCodec) ------------------------------------------------------
+# --- SubmitOptions subtree (SubmitOptionsCodec) ---
 # Frozen: shared by every inbox backend and by stored transcripts' rewind points.
 SO_PRINCIPAL: Final = "principal"
 SO_SYSTEM_PROMPT_VARIABLES: Final = "systemPromptVariables"
@@ -133,7 +133,7 @@ LLM_PRINCIPAL: Final = "principal"
 LLM_TRACE_ID: Final = "traceId"
 LLM_TAGS: Final = "tags"
 
-# --- UserInputCodec field names and type tags ---------------------------------------------------------
+# --- UserInputCodec field names and type tags ---
 # Frozen: the same encoding is in inbox entries and in every stored subagent transcript.
 UI_TYPE: Final = "type"
 UI_TEXT: Final = "text"
@@ -147,14 +147,14 @@ UI_TAG_AUDIO: Final = "audio"
 UI_TAG_FILE: Final = "file"
 UI_TAG_MULTIMODAL: Final = "multimodal"
 
-# --- Signal message keys (Redis JSON, Mongo document) ------------------------------------------------
+# --- Signal message keys (Redis JSON, Mongo document) ---
 # Frozen: nodes of both builds exchange these.
 SIG_CONVERSATION_ID: Final = "conversationId"
 SIG_KIND: Final = "kind"
 SIG_ORIGIN_NODE_ID: Final = "originNodeId"
 SIG_PAYLOAD: Final = "payload"
 
-# --- Idempotency entry (Redis JSON value; result projection everywhere) -------------------------------
+# --- Idempotency entry (Redis JSON value; result projection everywhere) ---
 # Frozen: key order of the Redis value is part of the contract (Lua matches substrings of it).
 IDEM_KEY: Final = "key"
 IDEM_CONVERSATION_ID: Final = "conversationId"
@@ -171,7 +171,7 @@ RESULT_ERROR_MESSAGE: Final = "errorMessage"
 RESULT_COMPLETION_REASON: Final = "completionReason"
 RESULT_WAS_STREAMED: Final = "wasStreamed"
 
-# --- Background task (Redis JSON value) ----------------------------------------------------------------
+# --- Background task (Redis JSON value) ---
 # Frozen: "contextId" holds the agent runtime id.
 TASK_TASK_ID: Final = "taskId"
 TASK_SUBAGENT_NAME: Final = "subagentName"
@@ -184,7 +184,7 @@ TASK_OWNER: Final = "owner"
 TASK_CONTEXT_ID: Final = "contextId"
 TASK_LAST_HEARTBEAT: Final = "lastHeartbeat"
 
-# --- Redis keys, prefixes and channels ------------------------------------------------------------------
+# --- Redis keys, prefixes and channels ---
 # Frozen, including their inconsistency with each other ("aimon:conv" vs "aimon:inbox" vs
 # "aimon:conv:idem"): harmonising them is a data migration.
 REDIS_INBOX_PREFIX: Final = "aimon:inbox"  # streams <prefix>:<id>:NOW|NEXT|LATER
@@ -205,7 +205,7 @@ REDIS_INDEX_SUFFIX: Final = "index"
 REDIS_SEGMENT_DATA_SUFFIX: Final = "data"
 REDIS_SEGMENT_CREATED_SUFFIX: Final = "created"
 
-# --- PostgreSQL (sql/V1__init.sql, sql/V2__session_log_segment.sql) ------------------------------------
+# --- PostgreSQL (sql/V1__init.sql, sql/V2__session_log_segment.sql) ---
 # Frozen: tables, columns, index names and the LISTEN/NOTIFY channel.
 PG_DEFAULT_SCHEMA: Final = "aimon_session"
 PG_CONVERSATION_LOCK: Final = "conversation_lock"
@@ -229,7 +229,7 @@ PG_IDX_IDEMPOTENCY_EXPIRES_AT: Final = "idempotency_entry_expires_at_idx"
 PG_IDX_TASK_STATE: Final = "background_task_state_idx"
 PG_IDX_TASK_CONTEXT: Final = "background_task_context_idx"
 
-# --- Snapshot envelope (VfsSessionSnapshotStore) ----------------------------------------------------------
+# --- Snapshot envelope (VfsSessionSnapshotStore) ---
 # Frozen: {"v":1, "subagentName", "contextId" (only when known), "snapshot": {...}}.
 SNAP_ENV_VERSION: Final = "v"
 SNAP_ENV_SUBAGENT_NAME: Final = "subagentName"
@@ -240,7 +240,7 @@ SNAP_ENV_FORMAT_VERSION: Final = 1
 SNAP_DOC_VERSION: Final = "version"
 SNAP_DOC_CONVERSATION_ID: Final = "conversationId"
 
-# --- Virtual filesystem on GridFS ---------------------------------------------------------------------------
+# --- Virtual filesystem on GridFS ---
 # Frozen: directory markers are zero-length files whose filename ends in "/" with metadata.type
 # "directory"; file metadata keys are read by nodes of both builds.
 VFS_MARKER_TYPE: Final = "directory"
@@ -251,7 +251,7 @@ VFS_META_CONTENT_SHA256: Final = "contentSha256"
 VFS_META_COPIED_FROM: Final = "copiedFrom"
 VFS_ETAG_PREFIX: Final = "sha256:"
 
-# --- Keys shared with the wider runtime -----------------------------------------------------------------------
+# --- Keys shared with the wider runtime ---
 # Frozen: out-of-tree tools read the raw strings.
 TOOL_CONTEXT_CONVERSATION_ID: Final = "conversationId"
 TOOL_CONTEXT_INVOKING_CONVERSATION_ID: Final = "invokingConversationId"

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from aimon_mongo.model._base import Frozen, NonBlankStr, UtcDatetime
 
 
-class IdempotencyStatus(str, Enum):
+class IdempotencyStatus(StrEnum):
     IN_FLIGHT = "IN_FLIGHT"
     DONE = "DONE"
 
 
-class CompletionReason(str, Enum):
+class CompletionReason(StrEnum):
     """Terminal cause of an agent execution (enum names are stored)."""
 
     COMPLETED = "COMPLETED"
@@ -56,7 +56,7 @@ class IdempotencyEntry(Frozen):
     last_touched_at: UtcDatetime
 
 
-class PutOutcome(str, Enum):
+class PutOutcome(StrEnum):
     INSERTED = "INSERTED"
     EXISTING = "EXISTING"
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
+
 from aimon_mongo.model._base import Frozen, NonBlankStr
 
 
-class PrincipalType(str, Enum):
+class PrincipalType(StrEnum):
     """Kind of principal; the enum name is the stored value."""
 
     USER = "USER"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import Field, JsonValue
 
 from aimon_mongo.model._base import Frozen, NonBlankStr
 
 
-class SignalKind(str, Enum):
+class SignalKind(StrEnum):
     """The seven signal kinds; the enum name is the wire value."""
 
     INTERRUPT = "INTERRUPT"

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from aimon_mongo.model._base import Frozen, NonBlankStr, UtcDatetime
 from aimon_mongo.model.principal import Principal
 
 
-class TaskState(str, Enum):
+class TaskState(StrEnum):
     PENDING = "PENDING"
     RUNNING = "RUNNING"
     COMPLETED = "COMPLETED"

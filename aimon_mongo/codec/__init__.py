@@ -1,0 +1,1 @@
+"""Pure functions between value types and stored shapes. No driver I/O happens here."""

@@ -1,0 +1,113 @@
+"""``SubmitOptionsCodec``: the ``submitOptions`` subtree (JSON object; the same dict is the BSON form).
+
+Written only when the options are not empty; inside it each key only when set. Unknown keys are ignored
+on read (this is how the retired ``userContextInjection`` is tolerated). An absent or non-object subtree
+reads as empty options; a present but unreadable principal or call metadata refuses with
+:class:`CodecError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from aimon_mongo import names as n
+from aimon_mongo.codec.principal import decode_principal, encode_principal
+from aimon_mongo.errors import CodecError
+from aimon_mongo.model.submit_options import LlmCallMetadata, SubmitOptions
+
+TOP_LEVEL_FIELDS = frozenset(
+    {n.SO_PRINCIPAL, n.SO_SYSTEM_PROMPT_VARIABLES, n.SO_EXECUTION_ATTRIBUTES, n.SO_LLM_CALL_METADATA}
+)
+LLM_CALL_METADATA_FIELDS = frozenset(
+    {n.LLM_COMPONENT, n.LLM_PARENT_COMPONENT, n.LLM_FEATURE, n.LLM_PRINCIPAL, n.LLM_TRACE_ID, n.LLM_TAGS}
+)
+
+_LLM_TEXT_FIELDS = (
+    (n.LLM_COMPONENT, "component"),
+    (n.LLM_PARENT_COMPONENT, "parent_component"),
+    (n.LLM_FEATURE, "feature"),
+    (n.LLM_PRINCIPAL, "principal"),
+    (n.LLM_TRACE_ID, "trace_id"),
+)
+
+
+def encode(options: SubmitOptions) -> dict[str, Any]:
+    """The subtree of ``options``; ``{}`` when they are empty (callers then omit the key)."""
+    out: dict[str, Any] = {}
+    if options.principal is not None:
+        out[n.SO_PRINCIPAL] = encode_principal(options.principal)
+    if options.system_prompt_variables:
+        out[n.SO_SYSTEM_PROMPT_VARIABLES] = dict(options.system_prompt_variables)
+    if options.execution_attributes:
+        out[n.SO_EXECUTION_ATTRIBUTES] = dict(options.execution_attributes)
+    llm = options.llm_call_metadata
+    if llm is not None and not llm.is_empty():
+        meta: dict[str, Any] = {}
+        for key, attr in _LLM_TEXT_FIELDS:
+            value = getattr(llm, attr)
+            if value is not None:
+                meta[key] = value
+        if llm.tags:
+            meta[n.LLM_TAGS] = dict(llm.tags)
+        out[n.SO_LLM_CALL_METADATA] = meta
+    return out
+
+
+def decode(obj: object) -> SubmitOptions:
+    """Read a ``submitOptions`` subtree; absent or non-object → empty options."""
+    if not isinstance(obj, Mapping):
+        return SubmitOptions.empty()
+    principal = None
+    if obj.get(n.SO_PRINCIPAL) is not None:
+        principal = decode_principal(obj[n.SO_PRINCIPAL], "submitOptions.principal")
+    try:
+        return SubmitOptions(
+            principal=principal,
+            system_prompt_variables=_json_map(obj.get(n.SO_SYSTEM_PROMPT_VARIABLES)),
+            execution_attributes=_json_map(obj.get(n.SO_EXECUTION_ATTRIBUTES)),
+            llm_call_metadata=_llm_metadata(obj.get(n.SO_LLM_CALL_METADATA)),
+        )
+    except ValidationError:
+        raise CodecError("Cannot reconstruct the submit options: a map holds a non-JSON value") from None
+
+
+def _json_map(value: object) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise CodecError("Cannot reconstruct the submit options: a variables map is not an object")
+    return {str(k): v for k, v in value.items()}
+
+
+def _llm_metadata(value: object) -> LlmCallMetadata | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise CodecError("Cannot reconstruct the LLM call metadata: not an object")
+    fields: dict[str, Any] = {}
+    for key, attr in _LLM_TEXT_FIELDS:
+        raw = value.get(key)
+        if raw is None:
+            continue
+        if not isinstance(raw, str):
+            raise CodecError(f"Cannot reconstruct the LLM call metadata: '{key}' is not a string")
+        fields[attr] = raw
+    tags = value.get(n.LLM_TAGS)
+    if tags is not None:
+        if not isinstance(tags, Mapping):
+            raise CodecError("Cannot reconstruct the LLM call metadata: 'tags' is not an object")
+        fields["tags"] = {str(k): _text(v) for k, v in tags.items()}
+    return LlmCallMetadata(**fields)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    return str(value)
