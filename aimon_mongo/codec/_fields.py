@@ -39,6 +39,14 @@ def clip(value: str, limit: int = 40) -> str:
     return value if len(value) <= limit else value[:limit] + "…"
 
 
+def log_name(value: str | None, limit: int = 200) -> str:
+    """An id (session, entry) as it goes into a log line: quoted and escaped, so a stored id holding line
+    breaks or control characters cannot forge log lines; ``unattributed`` when absent."""
+    if value is None:
+        return "unattributed"
+    return repr(clip(value, limit))
+
+
 def coerce_text(value: object) -> str:
     """A stored scalar as text, the way Jackson's ``asText()`` reads it.
 
