@@ -6,6 +6,22 @@ from typing import Any
 
 from aimon_mongo.model import InboundMessage
 
+JSON_ENVELOPE_KEYS = (
+    "conversationId",
+    "agentRef",
+    "userInput",
+    "userInputEncoded",
+    "priority",
+    "turnId",
+    "contextDiscriminator",
+    "idempotencyKey",
+    "initiator",
+    "deliveredAt",
+    "metadata",
+    "submitOptions",
+)
+"""Every key of the JSON envelope, in the frozen write order (the freeze tests pin it separately)."""
+
 
 def dump(msg: InboundMessage) -> dict[str, Any]:
     """Every field of ``msg`` as plain data, with empty call metadata read as absent (as it is stored).

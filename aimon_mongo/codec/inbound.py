@@ -87,12 +87,11 @@ def to_json_envelope(msg: InboundMessage) -> str:
     out[n.ENV_INITIATOR] = encode_principal(msg.initiator)
     out[n.ENV_DELIVERED_AT] = format_instant(msg.delivered_at)
     out[n.ENV_METADATA] = msg.metadata
-    if msg.submit_options is not _EMPTY_OPTIONS:
-        options = submit_options.encode(msg.submit_options)
-        if options:
-            out[n.ENV_SUBMIT_OPTIONS] = options
-            return compact_json(out)
-    return compact_json(out, only_text=True)
+    options = _options_subtree(msg)
+    if options is None:
+        return compact_json(out, only_text=True)  # nothing but strings: the fast writer applies
+    out[n.ENV_SUBMIT_OPTIONS] = options
+    return compact_json(out)
 
 
 def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any]:
@@ -116,10 +115,9 @@ def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any
     payload[n.ENV_INITIATOR] = encode_principal(msg.initiator)
     payload[n.ENV_DELIVERED_AT] = msg.delivered_at
     payload[n.ENV_METADATA] = dict(msg.metadata)
-    if msg.submit_options is not _EMPTY_OPTIONS:
-        options = submit_options.encode(msg.submit_options)
-        if options:
-            payload[n.ENV_SUBMIT_OPTIONS] = options
+    options = _options_subtree(msg)
+    if options is not None:
+        payload[n.ENV_SUBMIT_OPTIONS] = options
     return {
         n.F_ID: object_id,
         n.F_CONVERSATION_ID: msg.session_id,
@@ -127,6 +125,13 @@ def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any
         n.F_DELIVERED_AT: msg.delivered_at,
         n.F_PAYLOAD: payload,
     }
+
+
+def _options_subtree(msg: InboundMessage) -> dict[str, Any] | None:
+    """The ``submitOptions`` subtree, or ``None`` when the options are empty (the key is then omitted)."""
+    if msg.submit_options is _EMPTY_OPTIONS:
+        return None
+    return submit_options.encode(msg.submit_options) or None
 
 
 # --------------------------------------------------------------------------------------------- decode

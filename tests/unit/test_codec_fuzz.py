@@ -26,7 +26,7 @@ from aimon_mongo.codec.inbound import (
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model import InboundMessage
 from tests import strategies as s
-from tests.helpers import assert_same_message
+from tests.helpers import JSON_ENVELOPE_KEYS, assert_same_message
 
 FUZZ = settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 
@@ -135,23 +135,7 @@ def document_shapes() -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries({}, optional={key: value | bson_values for key, value in plausible.items()})
 
 
-ENVELOPE_PATHS = [
-    (key,)
-    for key in (
-        "conversationId",
-        "agentRef",
-        "userInput",
-        "userInputEncoded",
-        "priority",
-        "turnId",
-        "contextDiscriminator",
-        "idempotencyKey",
-        "initiator",
-        "deliveredAt",
-        "metadata",
-        "submitOptions",
-    )
-] + [
+ENVELOPE_PATHS = [(key,) for key in JSON_ENVELOPE_KEYS] + [
     ("initiator", "type"),
     ("initiator", "id"),
     ("initiator", "displayName"),

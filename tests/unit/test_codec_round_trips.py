@@ -25,23 +25,9 @@ from aimon_mongo.codec.inbound import (
 from aimon_mongo.codec.inbox_entry import decode_json_entry, decode_mongo_entry
 from aimon_mongo.model import InboundMessage, TextInput, UserInput
 from tests import strategies as s
-from tests.helpers import assert_same_message
+from tests.helpers import JSON_ENVELOPE_KEYS, assert_same_message
 
 PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-JSON_KEY_ORDER = [
-    "conversationId",
-    "agentRef",
-    "userInput",
-    "userInputEncoded",
-    "priority",
-    "turnId",
-    "contextDiscriminator",
-    "idempotencyKey",
-    "initiator",
-    "deliveredAt",
-    "metadata",
-    "submitOptions",
-]
 
 
 @PROPERTY
@@ -61,7 +47,7 @@ def test_json_envelope_round_trip(msg: InboundMessage, entry_id: str | None) -> 
     # Written exactly as the json module writes it compactly, keys in the frozen order.
     obj = json.loads(text)
     assert text == json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
-    assert list(obj) == [key for key in JSON_KEY_ORDER if key in obj]
+    assert list(obj) == [key for key in JSON_ENVELOPE_KEYS if key in obj]
     assert isinstance(obj["userInput"], str)
     assert ("userInputEncoded" in obj) == (not isinstance(msg.user_input, TextInput))
     assert ("submitOptions" in obj) == (not msg.submit_options.is_empty())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import bson
 import pytest
@@ -49,8 +50,10 @@ def message(**changes: object) -> InboundMessage:
     return base.model_copy(update=changes)
 
 
-def envelope(**changes: object) -> dict[str, object]:
-    obj: dict[str, object] = json.loads(to_json_envelope(message()))
+_ABSENT = object()  # marks a key to remove
+
+
+def changed(obj: dict[str, Any], changes: dict[str, object]) -> dict[str, Any]:
     for key, value in changes.items():
         if value is _ABSENT:
             obj.pop(key, None)
@@ -59,17 +62,13 @@ def envelope(**changes: object) -> dict[str, object]:
     return obj
 
 
-_ABSENT = object()
+def envelope(**changes: object) -> dict[str, Any]:
+    return changed(json.loads(to_json_envelope(message())), changes)
 
 
-def mongo_doc(**payload_changes: object) -> dict[str, object]:
+def mongo_doc(**payload_changes: object) -> dict[str, Any]:
     doc = to_mongo_document(message(), OID)
-    payload = doc["payload"]
-    for key, value in payload_changes.items():
-        if value is _ABSENT:
-            payload.pop(key, None)
-        else:
-            payload[key] = value
+    changed(doc["payload"], payload_changes)
     return doc
 
 

@@ -86,17 +86,6 @@ def test_present_but_unreadable_parts_refuse(obj: object, message: str) -> None:
         codec.decode(obj)
 
 
-def test_published_key_sets() -> None:
-    assert (
-        frozenset({"principal", "systemPromptVariables", "executionAttributes", "llmCallMetadata"})
-        == codec.TOP_LEVEL_FIELDS
-    )
-    assert (
-        frozenset({"component", "parentComponent", "feature", "principal", "traceId", "tags"})
-        == codec.LLM_CALL_METADATA_FIELDS
-    )
-
-
 @given(submit_options())
 def test_round_trip(options: SubmitOptions) -> None:
     encoded = codec.encode(options)
