@@ -100,7 +100,7 @@ def text_map(value: object, field: str) -> dict[str, str]:
     """A string→string map: absent or null is empty; values are coerced with :func:`coerce_text`."""
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise CodecError(f"field '{field}' must be an object, got {json_type(value)}")
     return {str(k): v if type(v) is str else coerce_text(v) for k, v in value.items()}
 
