@@ -166,7 +166,7 @@ def parse_json(text: object, what: str) -> object:
     pydantic-core's parser reads the common case; whatever it refuses (or nests deeper than its limit of
     200) is read again by the json module, whose verdict and value count.
     """
-    if isinstance(text, str | bytes):
+    if type(text) is str or isinstance(text, bytes):
         try:
             return pydantic_core.from_json(text, allow_inf_nan=False, cache_strings="keys")
         except ValueError:
