@@ -39,3 +39,14 @@ class StaleFencingTokenError(AimonStorageError):
             f"stale fencing token {token} for session {session_id!r}: the store already accepted "
             f"token {highest}"
         )
+
+
+class SchemaGateError(AimonStorageError):
+    """The persisted-schema gate refused: a declaration, a change record, a checkpoint or a command.
+
+    ``code`` is a stable machine-readable reason (``decision-required``, ``forked-history``, ...).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
