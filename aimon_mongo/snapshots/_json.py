@@ -107,10 +107,14 @@ def as_int(value: object, default: int) -> int:
     if isinstance(value, float):
         return int(value) if value == value and abs(value) != float("inf") else default
     if isinstance(value, str):
-        if _INT_TEXT.match(value):
-            return int(value)
-        if _FLOAT_TEXT.match(value):
-            return int(float(value))
+        try:
+            if _INT_TEXT.match(value):
+                return int(value)
+            if _FLOAT_TEXT.match(value):
+                number = float(value)
+                return int(number) if abs(number) != float("inf") else default
+        except ValueError:  # more digits than the interpreter converts
+            return default
     return default
 
 

@@ -63,29 +63,36 @@ class JsonTaskResultCodec:
         if not isinstance(text, str):
             raise TaskResultCodecError(f"Encoded task result must be text, got {type(text).__name__}")
         try:
-            root = j.loads(text)
+            return _decode(j.loads(text))
+        except TaskResultCodecError:
+            raise
         except j.MalformedError as exc:
             raise TaskResultCodecError(f"Failed to decode task result: {exc}") from None
-        if not isinstance(root, dict):
-            raise TaskResultCodecError("Encoded task result is not a JSON object")
-        version = j.as_int(root.get(n.TASKRES_VERSION), -1)
-        if version != FORMAT_VERSION:
-            raise TaskResultCodecError(
-                f"Unsupported task result format version: {version} (expected {FORMAT_VERSION})"
-            )
-        success = j.as_bool(root.get(n.TASKRES_SUCCESS), False)
-        reason_name = _optional_scalar_text(root, n.TASKRES_COMPLETION_REASON)
-        reason = _REASONS.get(reason_name) if reason_name is not None else None
-        return TaskResult(
-            success=success,
-            final_answer=_optional_scalar_text(root, n.TASKRES_FINAL_ANSWER),
-            error_message=_optional_scalar_text(root, n.TASKRES_ERROR_MESSAGE),
-            completion_reason=reason if reason is not None else CompletionReason.coarse(success),
-            iteration_count=j.as_int(root.get(n.TASKRES_ITERATION_COUNT), 0),
-            duration_millis=j.as_int(root.get(n.TASKRES_DURATION_MILLIS), 0),
-            total_tokens=j.as_int(root.get(n.TASKRES_TOTAL_TOKENS), 0),
-            summary_truncated=j.as_bool(root.get(n.TASKRES_SUMMARY_TRUNCATED), False),
+        except Exception as exc:  # the reference wraps anything else; the message names only the kind
+            raise TaskResultCodecError(f"Failed to decode task result: {type(exc).__name__}") from None
+
+
+def _decode(root: object) -> TaskResult:
+    if not isinstance(root, dict):
+        raise TaskResultCodecError("Encoded task result is not a JSON object")
+    version = j.as_int(root.get(n.TASKRES_VERSION), -1)
+    if version != FORMAT_VERSION:
+        raise TaskResultCodecError(
+            f"Unsupported task result format version: {version} (expected {FORMAT_VERSION})"
         )
+    success = j.as_bool(root.get(n.TASKRES_SUCCESS), False)
+    reason_name = _optional_scalar_text(root, n.TASKRES_COMPLETION_REASON)
+    reason = _REASONS.get(reason_name) if reason_name is not None else None
+    return TaskResult(
+        success=success,
+        final_answer=_optional_scalar_text(root, n.TASKRES_FINAL_ANSWER),
+        error_message=_optional_scalar_text(root, n.TASKRES_ERROR_MESSAGE),
+        completion_reason=reason if reason is not None else CompletionReason.coarse(success),
+        iteration_count=j.as_int(root.get(n.TASKRES_ITERATION_COUNT), 0),
+        duration_millis=j.as_int(root.get(n.TASKRES_DURATION_MILLIS), 0),
+        total_tokens=j.as_int(root.get(n.TASKRES_TOTAL_TOKENS), 0),
+        summary_truncated=j.as_bool(root.get(n.TASKRES_SUMMARY_TRUNCATED), False),
+    )
 
 
 def _optional_scalar_text(root: dict[str, Any], key: str) -> str | None:

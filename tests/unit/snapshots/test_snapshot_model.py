@@ -153,3 +153,11 @@ def test_encode_refuses_nan_in_tool_input() -> None:
 def test_trailing_text_after_the_document_is_ignored_like_jackson() -> None:
     doc = '{"version":1,"conversationId":"s","messages":[]} trailing'
     assert JsonSessionSnapshotCodec().decode(doc).session_id == "s"
+
+
+def test_control_characters_are_escaped_in_upper_case_hex_but_literal_escapes_are_kept() -> None:
+    text = "ctl\x1f and a literal \\u001f and \\\x1f"
+    snapshot = SessionSnapshot.of_messages("s", [Message.text(Role.USER, text)])
+    encoded = JsonSessionSnapshotCodec().encode(snapshot)
+    assert r'"text":"ctl\u001F and a literal \\u001f and \\\u001F"' in encoded
+    assert JsonSessionSnapshotCodec().decode(encoded).messages[0].text_content() == text

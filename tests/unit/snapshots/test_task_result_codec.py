@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from snapshot_strategies import json_values
 
 from aimon_mongo.errors import CodecError, TaskResultCodecError
 from aimon_mongo.model import CompletionReason
 from aimon_mongo.snapshots import JsonTaskResultCodec, TaskResult
 
 CODEC = JsonTaskResultCodec()
+KEYS = [
+    "version",
+    "success",
+    "finalAnswer",
+    "errorMessage",
+    "completionReason",
+    "iterationCount",
+    "durationMillis",
+    "totalTokens",
+    "summaryTruncated",
+]
 
 
 def test_full_result_golden() -> None:
@@ -116,3 +132,24 @@ def test_refused(doc: str, message: str) -> None:
         CODEC.decode(doc)
     assert str(info.value) == message
     assert isinstance(info.value, CodecError)
+
+
+def test_numbers_too_long_to_convert_read_as_absent() -> None:
+    doc = '{"version":1,"success":true,"iterationCount":"' + "9" * 5000 + '"}'
+    assert CODEC.decode(doc).iteration_count == 0
+
+
+@settings(deadline=None)
+@given(
+    json_values
+    | st.fixed_dictionaries(
+        {"version": st.just(1) | json_values}, optional=dict.fromkeys(KEYS[1:], json_values)
+    )
+)
+def test_fuzzed_documents_decode_or_refuse(value: object) -> None:
+    try:
+        result = CODEC.decode(json.dumps(value))
+    except TaskResultCodecError:
+        return
+    assert isinstance(result, TaskResult)
+    assert CODEC.decode(CODEC.encode(result)) == result
