@@ -51,3 +51,31 @@ class StaleFencingTokenError(AimonStorageError):
             f"stale fencing token {token} for session {session_id!r}: the store already accepted "
             f"token {highest}"
         )
+
+
+class SessionInboxError(AimonStorageError):
+    """The inbox backend failed."""
+
+
+class SessionLeaseError(AimonStorageError):
+    """The lease backend failed (a lease held by someone else is not an error: ``try_acquire`` → None)."""
+
+
+class SignalBusError(AimonStorageError):
+    """The signal bus failed, or was used after ``close()``."""
+
+
+class IdempotencyStoreError(AimonStorageError):
+    """The idempotency backend failed."""
+
+
+class BackgroundTaskStoreError(AimonStorageError):
+    """The background-task backend failed."""
+
+
+class SessionRecordStoreError(AimonStorageError):
+    """The session-record backend failed."""
+
+
+class SessionLogSegmentStoreError(AimonStorageError):
+    """The log-segment backend failed, or refused a duplicate segment id."""
