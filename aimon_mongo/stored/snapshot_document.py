@@ -5,20 +5,20 @@ current stored shapes. Readers ignore keys they do not know anywhere in these do
 was added that way without a version bump; ``compactionFailureCount`` was removed that way), hence every
 object here is a body.
 
-The family's version constant is the highest document version the codec writes.
+The family's version constant is the highest document version the codec writes (``SNAP_FORMAT_V2``).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal, NotRequired, TypedDict
 
+from aimon_mongo import names
 from aimon_mongo.schema_gate.declare import Base64, Family, Format, body, root
 
 from .submit_options import SubmitOptionsJson
 from .user_input import UserInputJson
 
-FORMAT_VERSION: Final = 2
-FAMILY: Final = Family("snapshot-document", FORMAT_VERSION)
+FAMILY: Final = Family("snapshot-document", names.SNAP_FORMAT_V2)
 
 
 @body

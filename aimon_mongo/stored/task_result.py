@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Final, Literal, NotRequired, TypedDict
 
+from aimon_mongo import names
 from aimon_mongo.model.idempotency import CompletionReason
 from aimon_mongo.schema_gate.declare import Family, body, root
 
-FORMAT_VERSION: Final = 1
-FAMILY: Final = Family("task-result", FORMAT_VERSION)
+FAMILY: Final = Family("task-result", names.TASKRES_FORMAT_VERSION)
 
 
 @root("task-result.document", FAMILY)

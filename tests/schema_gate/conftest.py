@@ -64,23 +64,39 @@ def copy_declarations(target: Path) -> Path:
     return target
 
 
+def _fresh(directory: Path) -> Gate:
+    prose = directory / "prose.json"
+    prose.write_text(json.dumps(PROSE), "utf-8")
+    (directory / "project").mkdir()
+    return Gate(directory / "project", copy_declarations(directory / "decls"), prose)
+
+
 @pytest.fixture
 def fresh_gate(tmp_path: Path) -> Gate:
     """A project with a copy of the declarations and no history yet."""
-    prose = tmp_path / "prose.json"
-    prose.write_text(json.dumps(PROSE), "utf-8")
-    (tmp_path / "project").mkdir()
-    return Gate(tmp_path / "project", copy_declarations(tmp_path / "decls"), prose)
+    return _fresh(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def _baselined(tmp_path_factory: pytest.TempPathFactory) -> Gate:
+    template = _fresh(tmp_path_factory.mktemp("gate-template"))
+    status, outcome = template.run("baseline", BASELINE, "--prose", str(template.prose))
+    assert status == 0, outcome
+    status, outcome = template.run("finalize")
+    assert status == 0, outcome
+    return template
 
 
 @pytest.fixture
-def gate(fresh_gate: Gate) -> Gate:
-    """A project with the copy baselined and finalized as v1."""
-    status, outcome = fresh_gate.run("baseline", BASELINE, "--prose", str(fresh_gate.prose))
-    assert status == 0, outcome
-    status, outcome = fresh_gate.run("finalize")
-    assert status == 0, outcome
-    return fresh_gate
+def gate(_baselined: Gate, tmp_path: Path) -> Gate:
+    """A project with the copy baselined and finalized as v1 (a fresh copy of one template per test)."""
+    for name in ("project", "decls", "prose.json"):
+        source = _baselined.root.parent / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, tmp_path / name)
+    return Gate(tmp_path / "project", tmp_path / "decls", tmp_path / "prose.json")
 
 
 @pytest.fixture

@@ -2,79 +2,54 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import importlib.util
+
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aimon_mongo.codec import submit_options as submit_options_codec
 from aimon_mongo.codec import user_input as user_input_codec
 from aimon_mongo.model import (
     AudioInput,
+    CompletionReason,
     FileInput,
     ImageInput,
     LlmCallMetadata,
     MultimodalInput,
     Principal,
-    PrincipalType,
     SubmitOptions,
     TextInput,
 )
 from aimon_mongo.schema_gate import assert_conforms, conformance_errors
+from aimon_mongo.snapshots import (
+    JsonSessionSnapshotCodec,
+    JsonTaskResultCodec,
+    SessionLogFormat,
+    SessionSnapshot,
+    TaskResult,
+    content_hash,
+    encode_entries,
+)
+from tests.schema_gate.conftest import REPO
 
-_text = st.text(max_size=20)
-_leaf = st.one_of(
-    st.builds(TextInput, text=_text),
-    st.builds(ImageInput, mime_type=st.sampled_from(["image/png", "image/jpeg"]), data=st.binary(max_size=16)),
-    st.builds(AudioInput, mime_type=st.just("audio/wav"), data=st.binary(max_size=16)),
-    st.builds(
-        FileInput,
-        mime_type=st.sampled_from(["text/plain", "application/pdf"]),
-        file_name=_text,
-        data=st.binary(max_size=16),
-    ),
+# The snapshot tests' strategies cover every user input, submit option, message and snapshot shape.
+_spec = importlib.util.spec_from_file_location(
+    "snapshot_strategies_for_gate", REPO / "tests" / "unit" / "snapshots" / "snapshot_strategies.py"
 )
-user_inputs = st.recursive(
-    _leaf,
-    lambda children: st.builds(MultimodalInput, inputs=st.lists(children, min_size=1, max_size=3).map(tuple)),
-    max_leaves=6,
-)
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=5,
-)
-_principals = st.builds(
-    Principal,
-    type=st.sampled_from(list(PrincipalType)),
-    id=st.text(min_size=1, max_size=8).filter(str.strip),
-    display_name=_text,
-)
-_llm = st.builds(
-    LlmCallMetadata,
-    component=st.none() | _text,
-    parent_component=st.none() | _text,
-    feature=st.none() | _text,
-    principal=st.none() | _text,
-    trace_id=st.none() | _text,
-    tags=st.dictionaries(_text, _text, max_size=3),
-)
-submit_options = st.builds(
-    SubmitOptions,
-    principal=st.none() | _principals,
-    system_prompt_variables=st.dictionaries(st.text(max_size=6), _json, max_size=3),
-    execution_attributes=st.dictionaries(st.text(max_size=6), _json, max_size=3),
-    llm_call_metadata=st.none() | _llm,
-)
+assert _spec is not None and _spec.loader is not None
+strategies = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(strategies)
 
 
 @settings(max_examples=100, deadline=None)
-@given(user_inputs)
+@given(strategies.user_inputs)
 def test_user_input_encoding_conforms(inp) -> None:
     assert_conforms("user-input", user_input_codec.encode(inp))
     assert_conforms("user-input", user_input_codec.encode_to_string(inp))
 
 
 @settings(max_examples=100, deadline=None)
-@given(submit_options)
+@given(strategies.submit_options)
 def test_submit_options_encoding_conforms(options) -> None:
     assert_conforms("submit-options", submit_options_codec.encode(options))
 
@@ -114,3 +89,50 @@ def test_drift_between_codec_and_declaration_is_caught() -> None:
     options = submit_options_codec.encode(SubmitOptions(principal=Principal.system()))
     options["userContextInjection"] = True  # retired: never written again
     assert conformance_errors("submit-options", options) == ["$.userContextInjection: key not declared for this object"]
+
+
+# --- The snapshot codecs (main): documents v1/v2, segment payloads, task results -----------------------
+
+V1 = JsonSessionSnapshotCodec()
+V2 = JsonSessionSnapshotCodec(SessionLogFormat.V2)
+SNAPSHOT_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _real_hashes(snapshot: SessionSnapshot) -> SessionSnapshot:
+    """The strategies draw any text as a content hash; a stored one is always ``sha256:<hex>``."""
+    manifest = tuple(
+        line.model_copy(update={"content_hash": content_hash(line.segment_id)}) for line in snapshot.manifest
+    )
+    return snapshot.model_copy(update={"manifest": manifest})
+
+
+@SNAPSHOT_SETTINGS
+@given(strategies.v1_snapshots())
+def test_snapshot_documents_conform_in_both_write_formats(snapshot: SessionSnapshot) -> None:
+    assert_conforms("snapshot.document.v1", V1.encode(snapshot))
+    assert_conforms("snapshot.document.v2", V2.encode(snapshot))
+
+
+@SNAPSHOT_SETTINGS
+@given(strategies.v2_snapshots())
+def test_version_2_documents_and_segment_payloads_conform(snapshot: SessionSnapshot) -> None:
+    assert_conforms("snapshot.document.v2", V1.encode(_real_hashes(snapshot)))
+    assert_conforms("snapshot.segment-payload", encode_entries(snapshot.entries))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.builds(
+        TaskResult,
+        success=st.booleans(),
+        final_answer=strategies.optional_texts,
+        error_message=strategies.optional_texts,
+        completion_reason=st.sampled_from(list(CompletionReason)),
+        iteration_count=st.integers(0, 2**31 - 1),
+        duration_millis=st.integers(0, 2**62),
+        total_tokens=st.integers(0, 2**31 - 1),
+        summary_truncated=st.booleans(),
+    )
+)
+def test_task_results_conform(result: TaskResult) -> None:
+    assert_conforms("task-result.document", JsonTaskResultCodec().encode(result))

@@ -131,7 +131,7 @@ def test_version_bump_requires_the_version_constant_to_increase(gate: Gate) -> N
     assert outcome["code"] == "version-increase-required"
     assert not gate.record_path("2026-02-01-cost").exists()
 
-    gate.edit("task_result.py", "FORMAT_VERSION: Final = 1", "FORMAT_VERSION: Final = 2")
+    gate.edit("task_result.py", "names.TASKRES_FORMAT_VERSION)", "2)  # the constant, raised")
     gate.edit("task_result.py", "    version: Literal[1]", "    version: Literal[2]")
     status, outcome = gate.run("record", "2026-02-01-cost", "--decision", "same-version", "--prose", str(gate.prose))
     assert status == 1
@@ -157,7 +157,7 @@ def outcome_digest(gate: Gate, root: str) -> str:
 
 
 def test_a_version_decrease_is_refused(gate: Gate) -> None:
-    gate.edit("task_result.py", "FORMAT_VERSION: Final = 1", "FORMAT_VERSION: Final = 0")
+    gate.edit("task_result.py", "names.TASKRES_FORMAT_VERSION)", "0)  # the constant, lowered")
     status, outcome = gate.run("record", "2026-02-01-down", "--decision", "version-bump")
     assert (status, outcome["code"]) == (1, "version-decrease")
     status, outcome = gate.run("check")
@@ -345,7 +345,7 @@ def test_a_new_root_is_same_version_safe(gate: Gate) -> None:
 
 
 def test_check_validates_hand_edited_decisions_against_versions(gate: Gate) -> None:
-    gate.edit("task_result.py", "FORMAT_VERSION: Final = 1", "FORMAT_VERSION: Final = 2")
+    gate.edit("task_result.py", "names.TASKRES_FORMAT_VERSION)", "2)  # the constant, raised")
     gate.edit("task_result.py", "    version: Literal[1]", "    version: Literal[2]")
     assert gate.run("record", "2026-02-01-v2", "--prose", str(gate.prose))[0] == 0
     md = gate.record_path("2026-02-01-v2")
