@@ -51,12 +51,17 @@ EXPECTED_ROOTS = {
 
 def test_every_stored_shape_is_declared_with_its_family_and_version() -> None:
     inventory = load_inventory()
-    assert {name: (e.family, e.version) for name, e in inventory.roots.items()} == EXPECTED_ROOTS
+    declared = {name: (e.family, e.version) for name, e in inventory.roots.items()}
+    # Later issues add roots (through `record`); the baseline's roots stay declared in their families.
+    assert {name: declared.get(name, (None, 0))[0] for name in EXPECTED_ROOTS} == {
+        name: family for name, (family, _) in EXPECTED_ROOTS.items()
+    }
+    assert all(declared[name][1] >= version for name, (_, version) in EXPECTED_ROOTS.items())
 
 
 def test_the_live_project_passes_check(capsys) -> None:
     assert main(["check", "--root", str(REPO)]) == 0
-    assert capsys.readouterr().out.startswith("schema gate: 33 roots match")
+    assert capsys.readouterr().out.startswith("schema gate: ")
 
 
 def test_python_dash_m_runs_standalone_with_exit_codes() -> None:
@@ -75,7 +80,9 @@ def test_python_dash_m_runs_standalone_with_exit_codes() -> None:
 def test_the_live_baseline_is_finalized_in_v1() -> None:
     checkpoint = json.loads((REPO / "schema" / "finalized" / "v1.json").read_text("utf-8"))
     assert list(checkpoint["acceptedRecords"]) == ["2026-11-30-baseline"]
-    assert set(checkpoint["roots"]) == set(EXPECTED_ROOTS)
+    assert {name: root["family"] for name, root in checkpoint["roots"].items()} == {
+        name: family for name, (family, _) in EXPECTED_ROOTS.items()
+    }
 
 
 def test_the_test_command_runs_the_gate() -> None:
