@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Generate the synchronous twins of the async sources.
+
+Every ``aimon_mongo/**/_async/*.py`` is the source; its twin ``aimon_mongo/**/_sync/*.py`` is produced
+by the explicit replacement rules below (the way PyMongo's ``synchro`` and httpcore's ``unasync`` do it)
+and committed. ``--check`` regenerates in memory and exits 1 naming every stale or missing twin.
+
+A source line may end with ``# sync: <text>``: the sync twin then carries ``<text>`` (at the line's own
+indentation) instead of the converted line; ``# sync: drop`` removes the line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "aimon_mongo"
+HEADER = "# GENERATED from {source} by scripts/gen_sync.py; do not edit.\n"
+
+# Ordered, explicit rules (regex, replacement). Applied to every line that has no "# sync:" pragma.
+RULES: list[tuple[str, str]] = [
+    # modules
+    (r"\bpymongo\.asynchronous\b", "pymongo.synchronous"),
+    (r"\bgridfs\.asynchronous\b", "gridfs.synchronous"),
+    (r"\bredis\.asyncio\b", "redis"),
+    (r"\baimon_mongo\._async_runtime\b", "aimon_mongo._sync_runtime"),
+    (r"\._async\b", "._sync"),
+    (r"\b_async\.", "_sync."),
+    # syntax
+    (r"\basync def\b", "def"),
+    (r"\basync with\b", "with"),
+    (r"\basync for\b", "for"),
+    (r"\bawait ", ""),
+    # protocol methods and builtins
+    (r"\b__aenter__\b", "__enter__"),
+    (r"\b__aexit__\b", "__exit__"),
+    (r"\b__aiter__\b", "__iter__"),
+    (r"\b__anext__\b", "__next__"),
+    (r"\bStopAsyncIteration\b", "StopIteration"),
+    (r"\banext\(", "next("),
+    (r"\baclose\b", "close"),
+    (r"\basyncio\.sleep\b", "time.sleep"),
+    (r"^import asyncio$", "import time"),
+    # driver and library names: AsyncMongoClient -> MongoClient, AsyncGridFSBucket -> GridFSBucket,
+    # AsyncConnectionPool -> ConnectionPool, AsyncConnection -> Connection, AsyncIterator -> Iterator,
+    # and our own AsyncFoo -> Foo.
+    (r"\bAsync([A-Z]\w*)", r"\1"),
+    # words in prose
+    (r"\basynchronous\b", "synchronous"),
+    (r"\basync\b", "sync"),
+]
+_COMPILED = [(re.compile(pattern), repl) for pattern, repl in RULES]
+_PRAGMA = re.compile(r"^(?P<indent>\s*)(?P<code>.*?)\s*# sync: (?P<text>.*)$")
+
+
+def convert_line(line: str) -> str | None:
+    """The sync form of one source line (``None`` drops it)."""
+    body = line.rstrip("\n")
+    match = _PRAGMA.match(body)
+    if match:
+        text = match.group("text").strip()
+        if text == "drop":
+            return None
+        return match.group("indent") + text + "\n"
+    for pattern, repl in _COMPILED:
+        body = pattern.sub(repl, body)
+    return body + "\n"
+
+
+def convert(source_text: str, source_rel: str) -> str:
+    out = [HEADER.format(source=source_rel)]
+    for line in source_text.splitlines(keepends=True):
+        converted = convert_line(line)
+        if converted is not None:
+            out.append(converted)
+    return "".join(out)
+
+
+def targets() -> list[tuple[Path, Path]]:
+    pairs = []
+    for source in sorted(PACKAGE.rglob("_async/*.py")):
+        target = source.parent.parent / "_sync" / source.name
+        pairs.append((source, target))
+    return pairs
+
+
+def orphans(pairs: list[tuple[Path, Path]]) -> list[Path]:
+    expected = {target for _, target in pairs}
+    return [p for p in sorted(PACKAGE.rglob("_sync/*.py")) if p not in expected]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="fail if a generated file is stale")
+    args = parser.parse_args(argv)
+    pairs = targets()
+    problems: list[str] = []
+    for source, target in pairs:
+        rel = source.relative_to(ROOT).as_posix()
+        wanted = convert(source.read_text(encoding="utf-8"), rel)
+        current = target.read_text(encoding="utf-8") if target.exists() else None
+        if current == wanted:
+            continue
+        if args.check:
+            state = "missing" if current is None else "stale"
+            problems.append(f"{target.relative_to(ROOT).as_posix()} is {state} (source {rel})")
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(wanted, encoding="utf-8")
+            print(f"generated {target.relative_to(ROOT).as_posix()}")
+    for orphan in orphans(pairs):
+        problems.append(f"{orphan.relative_to(ROOT).as_posix()} has no _async source (delete it)")
+    if problems:
+        print("sync twins out of date; run: python scripts/gen_sync.py", file=sys.stderr)
+        for problem in problems:
+            print("  " + problem, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+"""Root test configuration: fixture modules live in tests/fixtures/ (one per server family)."""
+
+pytest_plugins = [
+    "tests.fixtures.mongo",
+]

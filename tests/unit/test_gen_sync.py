@@ -1,0 +1,84 @@
+"""The sync generator: its rules, its pragma, and the --check mode on the real tree."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("gen_sync", ROOT / "scripts" / "gen_sync.py")
+assert _spec is not None and _spec.loader is not None
+gen_sync = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen_sync)
+
+
+def test_rules_convert_driver_names_and_syntax() -> None:
+    source = (
+        "from pymongo import AsyncMongoClient\n"
+        "from gridfs import AsyncGridFSBucket\n"
+        "from redis.asyncio import Redis\n"
+        "from psycopg_pool import AsyncConnectionPool\n"
+        "from aimon_mongo._async_runtime import Lock, sleep\n"
+        "from aimon_mongo.mongo._async.inbox import AsyncMongoSessionInbox\n"
+        "class AsyncThing:\n"
+        "    async def __aenter__(self) -> AsyncThing:\n"
+        "        async with self._lock:\n"
+        "            async for doc in await self._coll.find({}):\n"
+        "                await sleep(0.1)\n"
+        "        return self\n"
+    )
+    out = gen_sync.convert(source, "x/_async/m.py")
+    assert out.splitlines()[1:] == [
+        "from pymongo import MongoClient",
+        "from gridfs import GridFSBucket",
+        "from redis import Redis",
+        "from psycopg_pool import ConnectionPool",
+        "from aimon_mongo._sync_runtime import Lock, sleep",
+        "from aimon_mongo.mongo._sync.inbox import MongoSessionInbox",
+        "class Thing:",
+        "    def __enter__(self) -> Thing:",
+        "        with self._lock:",
+        "            for doc in self._coll.find({}):",
+        "                sleep(0.1)",
+        "        return self",
+    ]
+
+
+def test_generated_files_carry_a_header_naming_the_source() -> None:
+    out = gen_sync.convert("x = 1\n", "aimon_mongo/a/_async/b.py")
+    assert out.startswith("# GENERATED from aimon_mongo/a/_async/b.py by scripts/gen_sync.py; do not edit.\n")
+
+
+def test_pragma_replaces_or_drops_a_line() -> None:
+    source = "    task = spawn_task(run)  # sync: task = spawn_thread(run)\n    await drain()  # sync: drop\n"
+    assert gen_sync.convert(source, "s").splitlines()[1:] == ["    task = spawn_thread(run)"]
+
+
+def test_identifiers_that_merely_contain_async_are_kept() -> None:
+    assert gen_sync.convert_line("async_mongo_client = make()\n") == "async_mongo_client = make()\n"
+
+
+def test_check_mode_passes_on_the_committed_tree() -> None:
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_sync.py"), "--check"], capture_output=True)
+    assert result.returncode == 0, result.stderr.decode()
+
+
+def test_check_mode_reports_a_stale_twin(tmp_path: Path) -> None:
+    pkg = tmp_path / "aimon_mongo" / "x"
+    (pkg / "_async").mkdir(parents=True)
+    (pkg / "_async" / "m.py").write_text("async def f() -> None:\n    await g()\n")
+    (pkg / "_sync").mkdir()
+    (pkg / "_sync" / "m.py").write_text("# stale\n")
+    (pkg / "_sync" / "orphan.py").write_text("# no source\n")
+    original = (gen_sync.ROOT, gen_sync.PACKAGE)
+    gen_sync.ROOT, gen_sync.PACKAGE = tmp_path, tmp_path / "aimon_mongo"
+    try:
+        assert gen_sync.main(["--check"]) == 1
+        (pkg / "_sync" / "orphan.py").unlink()
+        assert gen_sync.main([]) == 0
+        assert (pkg / "_sync" / "m.py").read_text().endswith("def f() -> None:\n    g()\n")
+        assert gen_sync.main(["--check"]) == 0
+    finally:
+        gen_sync.ROOT, gen_sync.PACKAGE = original
