@@ -86,8 +86,7 @@ def json_values(*, bson_safe: bool = False, max_leaves: int = 12) -> st.SearchSt
     return st.recursive(
         scalars,
         lambda children: (
-            st.lists(children, max_size=4)
-            | st.dictionaries(map_keys(bson_safe=bson_safe), children, max_size=4)
+            st.lists(children, max_size=4) | st.dictionaries(map_keys(bson_safe=bson_safe), children, max_size=4)
         ),
         max_leaves=max_leaves,
     )
@@ -146,9 +145,7 @@ def nested_input(depth: int, leaf: UserInput | None = None) -> UserInput:
     return inp
 
 
-deep_inputs = st.integers(0, MAX_NESTING).flatmap(
-    lambda d: leaf_inputs.map(lambda leaf: nested_input(d, leaf))
-)
+deep_inputs = st.integers(0, MAX_NESTING).flatmap(lambda d: leaf_inputs.map(lambda leaf: nested_input(d, leaf)))
 """Multimodal chains of every allowed depth, 0 to 32."""
 
 # --- principals, options

@@ -1,6 +1,7 @@
-"""Reading single fields out of stored shapes (parsed JSON objects, BSON documents).
+"""Shared by the codecs: reading fields out of stored shapes (parsed JSON objects, BSON documents), strict
+JSON parsing and compact JSON writing, and naming ids in log lines.
 
-Every helper refuses with :class:`CodecError` naming the field and the JSON type it found, never the
+Every reader refuses with :class:`CodecError` naming the field and the JSON type it found, never the
 stored value itself.
 """
 
@@ -169,7 +170,7 @@ def parse_json(text: object, what: str) -> object:
     if type(text) is str or isinstance(text, bytes):
         try:
             return pydantic_core.from_json(text, allow_inf_nan=False, cache_strings="keys")
-        except ValueError:
+        except (ValueError, TypeError):  # TypeError: text with a lone surrogate has no UTF-8 form
             pass
     if isinstance(text, bytes | bytearray):
         try:

@@ -40,9 +40,7 @@ def decode_json_entry(
         return unreadable_entry(entry_id, text, exc, session_id)
 
 
-def decode_mongo_entry(
-    doc: Mapping[str, Any], session_id: str | None = None
-) -> InboundMessage | UnreadableEntry:
+def decode_mongo_entry(doc: Mapping[str, Any], session_id: str | None = None) -> InboundMessage | UnreadableEntry:
     """Decode one ``conversation_inbox`` document removed by ``find_one_and_delete``."""
     try:
         return from_mongo_document(doc)
@@ -55,9 +53,7 @@ def decode_mongo_entry(
         return unreadable_entry(entry_id, doc, exc, session_id)
 
 
-def unreadable_entry(
-    entry_id: str | None, raw: object, exc: BaseException, session_id: str | None
-) -> UnreadableEntry:
+def unreadable_entry(entry_id: str | None, raw: object, exc: BaseException, session_id: str | None) -> UnreadableEntry:
     """The report of an entry that could not be decoded; logs one WARN (session, entry id, reason)."""
     turn_id, key = recover_address(raw)
     reason = f"{type(exc).__name__}: {exc}" if isinstance(exc, CodecError) else type(exc).__name__

@@ -37,7 +37,7 @@ from aimon_mongo.model.user_input import (
 
 log = logging.getLogger(__name__)
 
-_VALIDATE = TypeAdapter[UserInput](UserInput).validator.validate_python
+_ADAPTER: TypeAdapter[UserInput] = TypeAdapter(UserInput)
 
 TYPE_TAGS = frozenset({n.UI_TAG_TEXT, n.UI_TAG_IMAGE, n.UI_TAG_AUDIO, n.UI_TAG_FILE, n.UI_TAG_MULTIMODAL})
 
@@ -82,7 +82,7 @@ def decode(obj: object) -> UserInput:
     """Strictly decode a JSON object into a :data:`UserInput`; refuses with :class:`CodecError`."""
     tree = _fields_tree(obj, 0)
     try:
-        return _VALIDATE(tree, strict=True)  # type: ignore[no-any-return]
+        return _ADAPTER.validate_python(tree, strict=True)
     except ValidationError as exc:
         raise CodecError(f"cannot reconstruct the user input: {_first_error(exc)}") from None
 

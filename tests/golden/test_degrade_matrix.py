@@ -177,9 +177,7 @@ MONGO_TOP_REFUSALS: dict[str, dict[str, Any]] = {
 
 
 @pytest.mark.parametrize("changes", list(MONGO_PAYLOAD_REFUSALS.values()), ids=list(MONGO_PAYLOAD_REFUSALS))
-def test_mongo_form_refuses_a_damaged_payload(
-    changes: dict[str, Any], caplog: pytest.LogCaptureFixture
-) -> None:
+def test_mongo_form_refuses_a_damaged_payload(changes: dict[str, Any], caplog: pytest.LogCaptureFixture) -> None:
     doc = mongo_document(userInputEncoded='{"type":"video"}', **changes)
     with caplog.at_level(logging.DEBUG), pytest.raises(CodecError):
         from_mongo_document(doc)

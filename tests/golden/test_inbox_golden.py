@@ -74,9 +74,7 @@ def multimodal_submission() -> InboundMessage:
         ImageInput(mime_type="image/png", data=b"\x89PNG\r\n"),
         FileInput(mime_type="text/plain", file_name="notes.txt", data=b"line 1\nline 2"),
     )
-    return text_submission().model_copy(
-        update={"turn_id": "turn-0002", "user_input": MultimodalInput(inputs=inputs)}
-    )
+    return text_submission().model_copy(update={"turn_id": "turn-0002", "user_input": MultimodalInput(inputs=inputs)})
 
 
 TEXT_JSON = (
@@ -189,9 +187,7 @@ def test_goldens_read_back() -> None:
     assert_same_message(from_json_envelope(FULL_TEXT_JSON, "1-1"), full_text_submission().with_id("1-1"))
     assert_same_message(from_json_envelope(MULTIMODAL_JSON, "1-2"), multimodal_submission().with_id("1-2"))
     assert_same_message(from_mongo_document(text_mongo_document()), text_submission().with_id(str(OID)))
-    assert_same_message(
-        from_mongo_document(multimodal_mongo_document()), multimodal_submission().with_id(str(OID))
-    )
+    assert_same_message(from_mongo_document(multimodal_mongo_document()), multimodal_submission().with_id(str(OID)))
 
 
 # --- what older builds wrote

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aimon_mongo.codec import user_input
+from aimon_mongo.codec._fields import parse_json
 from aimon_mongo.codec.inbound import (
     from_json_envelope,
     from_mongo_document,
@@ -92,9 +93,7 @@ bson_scalars = (
     | any_text
     | st.binary(max_size=16)
     | st.datetimes()
-    | st.datetimes(
-        timezones=st.sampled_from([UTC, timezone(timedelta(hours=13)), timezone(-timedelta(hours=9))])
-    )
+    | st.datetimes(timezones=st.sampled_from([UTC, timezone(timedelta(hours=13)), timezone(-timedelta(hours=9))]))
     | st.builds(ObjectId)
     | st.integers(-(2**63), 2**63 - 1).map(Int64)
     | st.sampled_from([Decimal128("1.5"), Decimal128("NaN")])
@@ -153,9 +152,7 @@ DOCUMENT_PATHS = [("_id",), ("conversationId",), ("priority",), ("deliveredAt",)
 
 
 @st.composite
-def damaged(
-    draw: st.DrawFn, start: dict[str, Any], paths: list[tuple[str, ...]], values: Any
-) -> dict[str, Any]:
+def damaged(draw: st.DrawFn, start: dict[str, Any], paths: list[tuple[str, ...]], values: Any) -> dict[str, Any]:
     """``start`` with up to three keys (at any level) removed or replaced; sometimes left intact."""
     for _ in range(draw(st.integers(0, 3))):
         path = draw(st.sampled_from(paths))
@@ -257,6 +254,46 @@ def test_mongo_decoder_on_any_value(value: Any) -> None:
 @given(document_shapes() | damaged_documents())
 def test_mongo_decoder_on_documents_with_wrong_types(doc: dict[str, Any]) -> None:
     check_mongo(doc)
+
+
+@FUZZ
+@given(wild_json.map(json.dumps) | any_text | wild_json.map(lambda v: json.dumps(v, ensure_ascii=False)))
+def test_parse_json_fast_path_agrees_with_the_json_module(text: str) -> None:
+    try:
+        expected = json.loads(text)
+    except (ValueError, RecursionError):
+        expected = _REFUSED
+    try:
+        actual = parse_json(text, "value")
+    except CodecError:
+        actual = _REFUSED
+    if expected is not _REFUSED and _holds_non_finite(expected):
+        return  # NaN / Infinity literals: the json module reads them, parse_json refuses them on purpose
+    assert _same_json(actual, expected)
+
+
+_REFUSED = object()
+
+
+def _holds_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return value != value or value in (float("inf"), float("-inf"))
+    if isinstance(value, list):
+        return any(_holds_non_finite(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_non_finite(v) for v in value.values())
+    return False
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Equal, with the same types (1 and 1.0 and True differ), at every level."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same_json(a[k], b[k]) for k in a)
+    return a is b or a == b or (a != a and b != b)
 
 
 # --- recover_address

@@ -94,28 +94,21 @@ def test_entry_id_must_be_text() -> None:
         from_json_envelope(to_json_envelope(message()), entry_id=b"1-0")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(
-    ("key", "value"), [("turnId", None), ("contextDiscriminator", None), ("idempotencyKey", None)]
-)
+@pytest.mark.parametrize(("key", "value"), [("turnId", None), ("contextDiscriminator", None), ("idempotencyKey", None)])
 def test_optional_keys_null_reads_as_absent(key: str, value: object) -> None:
     decoded = from_json_envelope(json.dumps(envelope(**{key: value})))
     assert decoded == message()
 
 
 def test_metadata_values_are_read_as_text_and_absent_metadata_is_empty() -> None:
-    decoded = from_json_envelope(
-        json.dumps(envelope(metadata={"n": 1, "f": 1.5, "b": True, "z": None, "o": {}}))
-    )
+    decoded = from_json_envelope(json.dumps(envelope(metadata={"n": 1, "f": 1.5, "b": True, "z": None, "o": {}})))
     assert decoded.metadata == {"n": "1", "f": "1.5", "b": "true", "z": "null", "o": ""}
     assert from_json_envelope(json.dumps(envelope(metadata=_ABSENT))).metadata == {}
 
 
 @pytest.mark.parametrize("options", [None, "x", 5, []])
 def test_non_object_submit_options_read_as_empty(options: object) -> None:
-    assert (
-        from_json_envelope(json.dumps(envelope(submitOptions=options))).submit_options
-        == SubmitOptions.empty()
-    )
+    assert from_json_envelope(json.dumps(envelope(submitOptions=options))).submit_options == SubmitOptions.empty()
 
 
 @pytest.mark.parametrize(
@@ -350,9 +343,7 @@ def test_decode_json_entry_returns_the_message() -> None:
 
 
 def test_decode_json_entry_reports_an_unreadable_entry(caplog: pytest.LogCaptureFixture) -> None:
-    damaged = json.dumps(
-        envelope(turnId="t-9", idempotencyKey="k-9", priority="SOON", userInput="SECRET TEXT")
-    )
+    damaged = json.dumps(envelope(turnId="t-9", idempotencyKey="k-9", priority="SOON", userInput="SECRET TEXT"))
     with caplog.at_level(logging.WARNING):
         result = decode_json_entry("5-1", damaged, "conv-1")
     assert result == UnreadableEntry(
@@ -392,3 +383,10 @@ def test_decode_mongo_entry_of_garbage_never_raises() -> None:
 
 def test_decode_mongo_entry_returns_the_message() -> None:
     assert decode_mongo_entry(to_mongo_document(message(), OID)) == message(id=str(OID))
+
+
+def test_lone_surrogates_are_read_as_the_json_module_reads_them() -> None:
+    with pytest.raises(CodecError):
+        from_json_envelope("\ud800")
+    text = to_json_envelope(message()).replace("hello", "hel\ud800lo")
+    assert from_json_envelope(text).user_input == TextInput(text="hel\ud800lo")
