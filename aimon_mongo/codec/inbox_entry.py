@@ -17,7 +17,7 @@ from bson import ObjectId
 from aimon_mongo import names as n
 from aimon_mongo.codec._fields import log_name
 from aimon_mongo.codec.inbound import from_json_envelope, from_mongo_document, recover_address
-from aimon_mongo.errors import CodecError
+from aimon_mongo.errors import CodecError, InvalidArgumentError
 from aimon_mongo.model.batch import UnreadableEntry
 from aimon_mongo.model.inbound import InboundMessage
 
@@ -32,8 +32,11 @@ def decode_json_entry(
 ) -> InboundMessage | UnreadableEntry:
     """Decode one Redis/PostgreSQL entry (``text`` = the envelope JSON, ``entry_id`` = stream/row id).
 
-    ``session_id`` is the session being collected (named in the WARN of an unreadable entry).
+    ``session_id`` is the session being collected (named in the WARN of an unreadable entry). A non-str
+    ``entry_id`` is the caller's mistake, not the entry's, and raises :class:`InvalidArgumentError`.
     """
+    if entry_id is not None and not isinstance(entry_id, str):
+        raise InvalidArgumentError(f"entry_id must be a str, got {type(entry_id).__name__}")
     try:
         return from_json_envelope(text, entry_id=entry_id)
     except Exception as exc:  # one entry never fails the batch, whatever went wrong

@@ -390,3 +390,8 @@ def test_lone_surrogates_are_read_as_the_json_module_reads_them() -> None:
         from_json_envelope("\ud800")
     text = to_json_envelope(message()).replace("hello", "hel\ud800lo")
     assert from_json_envelope(text).user_input == TextInput(text="hel\ud800lo")
+
+
+def test_decode_json_entry_refuses_a_non_text_entry_id_as_the_callers_mistake() -> None:
+    with pytest.raises(InvalidArgumentError, match="entry_id"):
+        decode_json_entry(b"5-0", to_json_envelope(message()))  # type: ignore[arg-type]
