@@ -48,7 +48,8 @@ class StaleFencingTokenError(AimonStorageError):
         self.token = token
         self.highest = highest
         super().__init__(
-            f"stale fencing token {token} for session {session_id!r}: the store already accepted token {highest}"
+            f"stale fencing token {token} for session {session_id!r}: the store already accepted "
+            f"token {highest}"
         )
 
 

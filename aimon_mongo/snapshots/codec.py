@@ -242,7 +242,8 @@ def _decode_root(root: object) -> SessionSnapshot:
     version = j.as_int(root.get(n.SNAP_DOC_VERSION), -1)
     if version not in (FORMAT_VERSION, FORMAT_VERSION_V2):
         raise SnapshotCodecError(
-            f"Unsupported session snapshot format version: {version} (expected {FORMAT_VERSION} or {FORMAT_VERSION_V2})"
+            f"Unsupported session snapshot format version: {version} "
+            f"(expected {FORMAT_VERSION} or {FORMAT_VERSION_V2})"
         )
     session_id = j.required_text(root, n.SNAP_DOC_CONVERSATION_ID)
     if not session_id.strip():
@@ -261,7 +262,8 @@ def _decode_v1(root: dict[str, Any], session_id: str, system_prompt: str | None)
         keep = j.as_int(point_node.get(n.SNAP_REWIND_MESSAGE_COUNT), -1)
         if keep < 0 or keep > len(messages):
             raise SnapshotCodecError(
-                f"Rewind point keeps {keep} of {len(messages)} messages, which is not a position in this transcript"
+                f"Rewind point keeps {keep} of {len(messages)} messages, which is not a position in this "
+                "transcript"
             )
         point = _decode_rewind_point(point_node, keep)
     return SessionSnapshot(
@@ -282,7 +284,9 @@ def _decode_v2(root: dict[str, Any], session_id: str, system_prompt: str | None)
     if isinstance(point_node, dict):
         at = j.as_int(point_node.get(n.SNAP_REWIND_SEQ), -1)
         if at < floor_seq or at > next_seq:
-            raise SnapshotCodecError(f"Rewind point seq {at} lies outside [floorSeq={floor_seq}, nextSeq={next_seq}]")
+            raise SnapshotCodecError(
+                f"Rewind point seq {at} lies outside [floorSeq={floor_seq}, nextSeq={next_seq}]"
+            )
         point = _decode_rewind_point(point_node, at)
     try:
         return SessionSnapshot(
@@ -328,7 +332,8 @@ def _decode_rewind_point(node: dict[str, Any], position: int) -> RewindPoint | N
         )
     except CodecError as exc:
         log.debug(
-            "Rewind point holds a user input this build cannot replay (%s); treating the turn as not retryable",
+            "Rewind point holds a user input this build cannot replay (%s); "
+            "treating the turn as not retryable",
             exc,
         )
         return None
@@ -354,7 +359,9 @@ def _decode_view_state(node: object) -> ViewState:
             discovered_tool_names=tools,
         )
     ranges = tuple(
-        SeqRange(from_seq=j.required_long(r, n.SNAP_RANGE_FROM_SEQ), to_seq=j.required_long(r, n.SNAP_RANGE_TO_SEQ))
+        SeqRange(
+            from_seq=j.required_long(r, n.SNAP_RANGE_FROM_SEQ), to_seq=j.required_long(r, n.SNAP_RANGE_TO_SEQ)
+        )
         for r in j.array(node, n.SNAP_VIEW_DROPPED_RANGES)
     )
     elisions = tuple(

@@ -237,17 +237,8 @@ class StandinServer:
         if self.port == 0:
             self.port = free_port()
         storage = self.path or ":memory:"
-        cmd = [
-            str(exe),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-            "--storage-path",
-            storage,
-            "--log-level",
-            "WARNING",
-        ]
+        cmd = [str(exe), "--host", "127.0.0.1", "--port", str(self.port), "--storage-path", storage,
+               "--log-level", "WARNING"]
         self._proc = self._spawn(cmd)
         self._drain_output()
         return f"mongodb://127.0.0.1:{self.port}/?directConnection=true"

@@ -24,7 +24,9 @@ async def main() -> None:
     args = parser.parse_args()
 
     engine = MemoryEngine() if args.engine == "memory" else SQLiteEngine(args.path)
-    proxy = AsyncMongoEcoProxyServer(engine=engine, host=args.host, port=args.port, mongodb_dialect=args.dialect)
+    proxy = AsyncMongoEcoProxyServer(
+        engine=engine, host=args.host, port=args.port, mongodb_dialect=args.dialect
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
