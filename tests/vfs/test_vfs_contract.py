@@ -209,7 +209,7 @@ async def test_cap_zero_admits_no_byte(make_fs: Any) -> None:
     assert await capped.read("empty.txt") == b""
 
 
-async def test_negative_cap_other_than_minus_one_is_refused(backend: str) -> None:
+async def test_negative_cap_other_than_minus_one_is_refused() -> None:
     from aimon_mongo.vfs import MemoryFileSystem
 
     with pytest.raises(InvalidArgumentError, match="-1"):
