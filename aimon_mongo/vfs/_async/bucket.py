@@ -317,13 +317,13 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
 
     async def _open_writer(self, name: str, copied_from: str | None = None) -> _BucketWriter:
         parents = ancestors(name)
-        occupied = await self._store.existing_names(parents)
-        if occupied:
-            blocker = next(parent for parent in parents if parent in occupied)
+        stored = await self._store.revision_ids([*parents, name])
+        blocker = next((parent for parent in parents if parent in stored), None)
+        if blocker is not None:
             raise InvalidPathError(name, f"parent '{display_path(blocker)}' is a file")
         if await self._first_under(name + SEPARATOR) is not None:
             raise InvalidPathError(name, IS_A_DIRECTORY)
-        predecessors = {revision.id for revision in await self._store.revisions(name)}
+        predecessors = set(stored.get(name, []))
         metadata = file_metadata(name, datetime.now(UTC), copied_from)
         upload = await self._store.open_upload(name, metadata)
         return _BucketWriter(self, name, upload, metadata, predecessors)
@@ -367,7 +367,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             return
         wanted = levels(p)
         with self._guard("Failed to create directory", p):
-            existing = await self._store.existing_names([level[:-1] for level in wanted] + wanted)
+            existing = await self._store.revision_ids([level[:-1] for level in wanted] + wanted)
             for level in wanted:
                 if level[:-1] in existing:
                     raise VfsFileExistsError(level[:-1], self.backend_type)

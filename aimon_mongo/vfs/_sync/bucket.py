@@ -318,13 +318,13 @@ class BucketFileSystem(FileSystemBase):
 
     def _open_writer(self, name: str, copied_from: str | None = None) -> _BucketWriter:
         parents = ancestors(name)
-        occupied = self._store.existing_names(parents)
-        if occupied:
-            blocker = next(parent for parent in parents if parent in occupied)
+        stored = self._store.revision_ids([*parents, name])
+        blocker = next((parent for parent in parents if parent in stored), None)
+        if blocker is not None:
             raise InvalidPathError(name, f"parent '{display_path(blocker)}' is a file")
         if self._first_under(name + SEPARATOR) is not None:
             raise InvalidPathError(name, IS_A_DIRECTORY)
-        predecessors = {revision.id for revision in self._store.revisions(name)}
+        predecessors = set(stored.get(name, []))
         metadata = file_metadata(name, datetime.now(UTC), copied_from)
         upload = self._store.open_upload(name, metadata)
         return _BucketWriter(self, name, upload, metadata, predecessors)
@@ -368,7 +368,7 @@ class BucketFileSystem(FileSystemBase):
             return
         wanted = levels(p)
         with self._guard("Failed to create directory", p):
-            existing = self._store.existing_names([level[:-1] for level in wanted] + wanted)
+            existing = self._store.revision_ids([level[:-1] for level in wanted] + wanted)
             for level in wanted:
                 if level[:-1] in existing:
                     raise VfsFileExistsError(level[:-1], self.backend_type)

@@ -108,9 +108,9 @@ class MemoryStore:
             name = self._names[index]
             return name, self._sorted(name)[-1].upload_date
 
-    def existing_names(self, names: Sequence[str]) -> set[str]:
+    def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
         with self._lock:
-            return {name for name in names if name in self._by_name}
+            return {name: list(self._by_name[name]) for name in names if name in self._by_name}
 
     def _names_from(self, prefix: str) -> list[str]:
         start = bisect_left(self._names, prefix)
