@@ -54,3 +54,21 @@ async def test_recursive_delete_reports_partial_failure() -> None:
         fs._store.delete_ids = _Failing(fs, failures=1)  # type: ignore[method-assign]
         with pytest.raises(VirtualFileSystemError, match="Recursive delete partially failed: 2 items"):
             await fs.delete_recursive("d")
+
+
+async def test_a_read_that_loses_a_race_with_an_overwrite_reads_the_new_revision() -> None:
+    async with AsyncMemoryFileSystem() as fs:
+        await fs.write("r.txt", b"old")
+        store: Any = fs._store
+        original = store.open_download
+        raced: list[bool] = []
+
+        async def racing_open(revision: Any) -> Any:
+            if not raced:  # another writer replaces the file between lookup and open
+                raced.append(True)
+                await fs.write("r.txt", b"new")
+            return await original(revision)
+
+        store.open_download = racing_open
+        assert await fs.read("r.txt") == b"new"
+        assert raced

@@ -15,8 +15,7 @@ from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from aimon_mongo.errors import (
     BackendConnectionError,
@@ -25,13 +24,13 @@ from aimon_mongo.errors import (
     InvalidPathError,
     VfsFileExistsError,
     VfsFileNotFoundError,
-    VfsStateError,
     VirtualFileSystemError,
     display_path,
 )
 from aimon_mongo.model.vfs import FileInfo, Usage
 from aimon_mongo.vfs._async.base import READ_CHUNK, AsyncFileSystemBase
 from aimon_mongo.vfs._async.store import AsyncBucketStore, AsyncDownload, AsyncUpload
+from aimon_mongo.vfs._async.streams import AsyncReaderBase, AsyncWriterBase
 from aimon_mongo.vfs.guard import backend_errors
 from aimon_mongo.vfs.listing import Child, Seek, SkipScan, directory_count, is_marker_name
 from aimon_mongo.vfs.paths import (
@@ -58,7 +57,6 @@ from aimon_mongo.vfs.records import (
     newest_first_key,
     with_content_hash,
 )
-from aimon_mongo.vfs.sizecap import SizeCap
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +68,7 @@ _READ_ATTEMPTS = 3
 Guard = Callable[[str, str | None], AbstractContextManager[None]]
 
 
-class _BucketReader:
+class _BucketReader(AsyncReaderBase):
     """An input stream on one revision."""
 
     def __init__(self, download: AsyncDownload, path: str, guard: Guard) -> None:
@@ -96,17 +94,9 @@ class _BucketReader:
     async def close(self) -> None:
         await self._download.close()
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
-
-
-class _BucketWriter:
-    """An output stream: size cap and SHA-256 on every byte, upload-then-retire on close."""
+class _BucketWriter(AsyncWriterBase):
+    """An output stream: SHA-256 of every byte into one upload; upload-then-retire on close."""
 
     def __init__(
         self,
@@ -116,36 +106,21 @@ class _BucketWriter:
         metadata: dict[str, Any],
         predecessors: set[Any],
     ) -> None:
+        super().__init__(path, fs.max_file_size)
         self._fs = fs
-        self._path = path
         self._upload = upload
         self._metadata = metadata
         self.predecessors = predecessors
-        self._cap = SizeCap(fs.max_file_size, path)
         self._sha = hashlib.sha256()
-        self._state = "open"
 
-    def _require_open(self) -> None:
-        if self._state != "open":
-            raise VfsStateError(f"output stream is {self._state}: {display_path(self._path)}", self._path)
-
-    async def write(self, data: bytes | bytearray | memoryview) -> int:
-        self._require_open()
-        chunk = data if isinstance(data, bytes) else bytes(data)
-        try:
-            self._cap.admit(len(chunk))
-            self._sha.update(chunk)
-            with self._fs._guard("Failed to write file", self._path):
-                await self._upload.write(chunk)
-        except BaseException:
-            await self.abort()
-            raise
-        return len(chunk)
+    async def _write(self, chunk: bytes) -> None:
+        self._sha.update(chunk)
+        with self._fs._guard("Failed to write file", self._path):
+            await self._upload.write(chunk)
 
     async def commit(self) -> Revision:
         """Make the new revision visible without retiring the old ones (``move`` retires later)."""
-        self._require_open()
-        self._state = "closed"
+        self._finish()
         try:
             with self._fs._guard("Failed to write file", self._path):
                 return await self._upload.commit(with_content_hash(self._metadata, self._sha.hexdigest()))
@@ -157,27 +132,11 @@ class _BucketWriter:
         revision = await self.commit()
         return file_info(await self._fs._settle(self._path, revision, self.predecessors))
 
-    async def abort(self) -> None:
-        if self._state == "open":
-            self._state = "aborted"
-            await self._discard()
-
     async def _discard(self) -> None:
         try:
             await self._upload.abort()
         except Exception as exc:  # the upload's chunks become orphans for fsck; the caller's error wins
             log.warning("could not discard an aborted upload of %s: %s", display_path(self._path), exc)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if exc_type is None:
-            await self.close()
-        else:
-            await self.abort()
 
 
 class AsyncBucketFileSystem(AsyncFileSystemBase):
@@ -358,13 +317,13 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
 
     async def _open_writer(self, name: str, copied_from: str | None = None) -> _BucketWriter:
         parents = ancestors(name)
-        occupied = await self._store.existing_names(parents)
-        if occupied:
-            blocker = next(parent for parent in parents if parent in occupied)
+        stored = await self._store.revision_ids([*parents, name])
+        blocker = next((parent for parent in parents if parent in stored), None)
+        if blocker is not None:
             raise InvalidPathError(name, f"parent '{display_path(blocker)}' is a file")
         if await self._first_under(name + SEPARATOR) is not None:
             raise InvalidPathError(name, IS_A_DIRECTORY)
-        predecessors = {revision.id for revision in await self._store.revisions(name)}
+        predecessors = set(stored.get(name, []))
         metadata = file_metadata(name, datetime.now(UTC), copied_from)
         upload = await self._store.open_upload(name, metadata)
         return _BucketWriter(self, name, upload, metadata, predecessors)
@@ -408,7 +367,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             return
         wanted = levels(p)
         with self._guard("Failed to create directory", p):
-            existing = await self._store.existing_names([level[:-1] for level in wanted] + wanted)
+            existing = await self._store.revision_ids([level[:-1] for level in wanted] + wanted)
             for level in wanted:
                 if level[:-1] in existing:
                     raise VfsFileExistsError(level[:-1], self.backend_type)

@@ -167,11 +167,13 @@ class AsyncGridFSStore:
         docs = await self.files.find({GRIDFS_FILENAME: bounds}, projection).sort(BY_NAME).limit(1).to_list(1)
         return (docs[0][GRIDFS_FILENAME], docs[0][GRIDFS_UPLOAD_DATE]) if docs else None
 
-    async def existing_names(self, names: Sequence[str]) -> set[str]:
-        if not names:
-            return set()
-        found = await self.files.distinct(GRIDFS_FILENAME, {GRIDFS_FILENAME: {"$in": list(names)}})
-        return set(found)
+    async def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
+        found: dict[str, list[Any]] = {}
+        if names:
+            query = {GRIDFS_FILENAME: {"$in": list(names)}}
+            async for doc in self.files.find(query, {"_id": 1, GRIDFS_FILENAME: 1}):
+                found.setdefault(doc[GRIDFS_FILENAME], []).append(doc["_id"])
+        return found
 
     async def scan(self, prefix: str) -> AsyncGenerator[Revision, None]:
         cursor = self.files.find(_range(prefix), _REVISION_FIELDS).sort(BY_NAME)

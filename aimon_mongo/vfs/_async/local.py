@@ -19,8 +19,7 @@ from collections.abc import AsyncGenerator
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
-from typing import IO, Self
+from typing import IO
 
 from aimon_mongo.errors import (
     BackendConnectionError,
@@ -28,12 +27,12 @@ from aimon_mongo.errors import (
     InvalidPathError,
     VfsFileExistsError,
     VfsFileNotFoundError,
-    VfsStateError,
     VirtualFileSystemError,
     display_path,
 )
 from aimon_mongo.model.vfs import BackendType, FileInfo, Usage
 from aimon_mongo.vfs._async.base import AsyncFileSystemBase, copy_stream
+from aimon_mongo.vfs._async.streams import AsyncReaderBase, AsyncWriterBase
 from aimon_mongo.vfs.guard import backend_errors
 from aimon_mongo.vfs.mime import mime_type
 from aimon_mongo.vfs.paths import (
@@ -48,7 +47,7 @@ from aimon_mongo.vfs.paths import (
     validate_file_path,
     validate_path,
 )
-from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE, SizeCap
+from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE
 
 TEMP_PREFIX = ".aimon-tmp-"
 SYMLINK = "Symbolic link detected (security violation)"
@@ -68,7 +67,7 @@ def _visible(entry: os.DirEntry[str]) -> bool:
     return not entry.name.startswith(TEMP_PREFIX) and not entry.is_symlink()
 
 
-class _LocalReader:
+class _LocalReader(AsyncReaderBase):
     def __init__(self, handle: IO[bytes], size: int) -> None:
         self._handle = handle
         self.size = size
@@ -85,45 +84,24 @@ class _LocalReader:
     async def close(self) -> None:
         self._handle.close()
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
-
-
-class _LocalWriter:
+class _LocalWriter(AsyncWriterBase):
     """Writes a temporary sibling, renamed over the target on close."""
 
     def __init__(self, fs: AsyncLocalFileSystem, path: str, target: Path) -> None:
+        super().__init__(path, fs.max_file_size)
         self._fs = fs
-        self._path = path
         self._target = target
         self._temp = target.with_name(f"{TEMP_PREFIX}{uuid.uuid4().hex}")
         descriptor = os.open(self._temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
         self._handle = os.fdopen(descriptor, "wb")
-        self._cap = SizeCap(fs.max_file_size, path)
-        self._state = "open"
 
-    async def write(self, data: bytes | bytearray | memoryview) -> int:
-        if self._state != "open":
-            raise VfsStateError(f"output stream is {self._state}: {display_path(self._path)}", self._path)
-        chunk = data if isinstance(data, bytes) else bytes(data)
-        try:
-            self._cap.admit(len(chunk))
-            with self._fs._guard("Failed to write file", self._path):
-                self._handle.write(chunk)
-        except BaseException:
-            await self.abort()
-            raise
-        return len(chunk)
+    async def _write(self, chunk: bytes) -> None:
+        with self._fs._guard("Failed to write file", self._path):
+            self._handle.write(chunk)
 
     async def close(self) -> FileInfo:
-        if self._state != "open":
-            raise VfsStateError(f"output stream is {self._state}: {display_path(self._path)}", self._path)
-        self._state = "closed"
+        self._finish()
         try:
             with self._fs._guard("Failed to write file", self._path):
                 self._handle.close()
@@ -131,32 +109,16 @@ class _LocalWriter:
                     raise InvalidPathError(self._path, IS_A_DIRECTORY)
                 os.replace(self._temp, self._target)
         except BaseException:
-            self._discard()
+            await self._discard()
             raise
         return await self._fs.info(self._path)
 
-    async def abort(self) -> None:
-        if self._state == "open":
-            self._state = "aborted"
-            self._discard()
-
-    def _discard(self) -> None:
+    async def _discard(self) -> None:
         self._handle.close()
         try:
             os.unlink(self._temp)
         except FileNotFoundError:
             pass
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if exc_type is None:
-            await self.close()
-        else:
-            await self.abort()
 
 
 class AsyncLocalFileSystem(AsyncFileSystemBase):

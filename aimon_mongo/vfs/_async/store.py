@@ -83,8 +83,8 @@ class AsyncBucketStore(Protocol):
         """The smallest stored name in the seek's range, with the upload date of its oldest revision."""
         ...
 
-    async def existing_names(self, names: Sequence[str]) -> set[str]:
-        """Which of ``names`` are stored."""
+    async def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
+        """The revision ids of each of ``names`` that is stored (absent names are left out)."""
         ...
 
     def scan(self, prefix: str) -> AsyncGenerator[Revision, None]:

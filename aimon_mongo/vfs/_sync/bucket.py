@@ -16,8 +16,7 @@ from collections.abc import Generator, Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from aimon_mongo.errors import (
     BackendConnectionError,
@@ -26,13 +25,13 @@ from aimon_mongo.errors import (
     InvalidPathError,
     VfsFileExistsError,
     VfsFileNotFoundError,
-    VfsStateError,
     VirtualFileSystemError,
     display_path,
 )
 from aimon_mongo.model.vfs import FileInfo, Usage
 from aimon_mongo.vfs._sync.base import READ_CHUNK, FileSystemBase
 from aimon_mongo.vfs._sync.store import BucketStore, Download, Upload
+from aimon_mongo.vfs._sync.streams import ReaderBase, WriterBase
 from aimon_mongo.vfs.guard import backend_errors
 from aimon_mongo.vfs.listing import Child, Seek, SkipScan, directory_count, is_marker_name
 from aimon_mongo.vfs.paths import (
@@ -59,7 +58,6 @@ from aimon_mongo.vfs.records import (
     newest_first_key,
     with_content_hash,
 )
-from aimon_mongo.vfs.sizecap import SizeCap
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +69,7 @@ _READ_ATTEMPTS = 3
 Guard = Callable[[str, str | None], AbstractContextManager[None]]
 
 
-class _BucketReader:
+class _BucketReader(ReaderBase):
     """An input stream on one revision."""
 
     def __init__(self, download: Download, path: str, guard: Guard) -> None:
@@ -97,17 +95,9 @@ class _BucketReader:
     def close(self) -> None:
         self._download.close()
 
-    def __enter__(self) -> Self:
-        return self
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
-
-class _BucketWriter:
-    """An output stream: size cap and SHA-256 on every byte, upload-then-retire on close."""
+class _BucketWriter(WriterBase):
+    """An output stream: SHA-256 of every byte into one upload; upload-then-retire on close."""
 
     def __init__(
         self,
@@ -117,36 +107,21 @@ class _BucketWriter:
         metadata: dict[str, Any],
         predecessors: set[Any],
     ) -> None:
+        super().__init__(path, fs.max_file_size)
         self._fs = fs
-        self._path = path
         self._upload = upload
         self._metadata = metadata
         self.predecessors = predecessors
-        self._cap = SizeCap(fs.max_file_size, path)
         self._sha = hashlib.sha256()
-        self._state = "open"
 
-    def _require_open(self) -> None:
-        if self._state != "open":
-            raise VfsStateError(f"output stream is {self._state}: {display_path(self._path)}", self._path)
-
-    def write(self, data: bytes | bytearray | memoryview) -> int:
-        self._require_open()
-        chunk = data if isinstance(data, bytes) else bytes(data)
-        try:
-            self._cap.admit(len(chunk))
-            self._sha.update(chunk)
-            with self._fs._guard("Failed to write file", self._path):
-                self._upload.write(chunk)
-        except BaseException:
-            self.abort()
-            raise
-        return len(chunk)
+    def _write(self, chunk: bytes) -> None:
+        self._sha.update(chunk)
+        with self._fs._guard("Failed to write file", self._path):
+            self._upload.write(chunk)
 
     def commit(self) -> Revision:
         """Make the new revision visible without retiring the old ones (``move`` retires later)."""
-        self._require_open()
-        self._state = "closed"
+        self._finish()
         try:
             with self._fs._guard("Failed to write file", self._path):
                 return self._upload.commit(with_content_hash(self._metadata, self._sha.hexdigest()))
@@ -158,27 +133,11 @@ class _BucketWriter:
         revision = self.commit()
         return file_info(self._fs._settle(self._path, revision, self.predecessors))
 
-    def abort(self) -> None:
-        if self._state == "open":
-            self._state = "aborted"
-            self._discard()
-
     def _discard(self) -> None:
         try:
             self._upload.abort()
         except Exception as exc:  # the upload's chunks become orphans for fsck; the caller's error wins
             log.warning("could not discard an aborted upload of %s: %s", display_path(self._path), exc)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
 
 
 class BucketFileSystem(FileSystemBase):
@@ -359,13 +318,13 @@ class BucketFileSystem(FileSystemBase):
 
     def _open_writer(self, name: str, copied_from: str | None = None) -> _BucketWriter:
         parents = ancestors(name)
-        occupied = self._store.existing_names(parents)
-        if occupied:
-            blocker = next(parent for parent in parents if parent in occupied)
+        stored = self._store.revision_ids([*parents, name])
+        blocker = next((parent for parent in parents if parent in stored), None)
+        if blocker is not None:
             raise InvalidPathError(name, f"parent '{display_path(blocker)}' is a file")
         if self._first_under(name + SEPARATOR) is not None:
             raise InvalidPathError(name, IS_A_DIRECTORY)
-        predecessors = {revision.id for revision in self._store.revisions(name)}
+        predecessors = set(stored.get(name, []))
         metadata = file_metadata(name, datetime.now(UTC), copied_from)
         upload = self._store.open_upload(name, metadata)
         return _BucketWriter(self, name, upload, metadata, predecessors)
@@ -409,7 +368,7 @@ class BucketFileSystem(FileSystemBase):
             return
         wanted = levels(p)
         with self._guard("Failed to create directory", p):
-            existing = self._store.existing_names([level[:-1] for level in wanted] + wanted)
+            existing = self._store.revision_ids([level[:-1] for level in wanted] + wanted)
             for level in wanted:
                 if level[:-1] in existing:
                     raise VfsFileExistsError(level[:-1], self.backend_type)

@@ -168,11 +168,13 @@ class GridFSStore:
         docs = self.files.find({GRIDFS_FILENAME: bounds}, projection).sort(BY_NAME).limit(1).to_list(1)
         return (docs[0][GRIDFS_FILENAME], docs[0][GRIDFS_UPLOAD_DATE]) if docs else None
 
-    def existing_names(self, names: Sequence[str]) -> set[str]:
-        if not names:
-            return set()
-        found = self.files.distinct(GRIDFS_FILENAME, {GRIDFS_FILENAME: {"$in": list(names)}})
-        return set(found)
+    def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
+        found: dict[str, list[Any]] = {}
+        if names:
+            query = {GRIDFS_FILENAME: {"$in": list(names)}}
+            for doc in self.files.find(query, {"_id": 1, GRIDFS_FILENAME: 1}):
+                found.setdefault(doc[GRIDFS_FILENAME], []).append(doc["_id"])
+        return found
 
     def scan(self, prefix: str) -> Generator[Revision, None]:
         cursor = self.files.find(_range(prefix), _REVISION_FIELDS).sort(BY_NAME)

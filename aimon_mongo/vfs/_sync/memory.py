@@ -17,6 +17,7 @@ from typing import Any
 from bson import ObjectId
 
 from aimon_mongo._sync_runtime import Lock
+from aimon_mongo.errors import FileReplacedError
 from aimon_mongo.model.vfs import BackendType
 from aimon_mongo.vfs._sync.bucket import BucketFileSystem
 from aimon_mongo.vfs.listing import Seek
@@ -108,9 +109,9 @@ class MemoryStore:
             name = self._names[index]
             return name, self._sorted(name)[-1].upload_date
 
-    def existing_names(self, names: Sequence[str]) -> set[str]:
+    def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
         with self._lock:
-            return {name for name in names if name in self._by_name}
+            return {name: list(self._by_name[name]) for name in names if name in self._by_name}
 
     def _names_from(self, prefix: str) -> list[str]:
         start = bisect_left(self._names, prefix)
@@ -136,8 +137,10 @@ class MemoryStore:
 
     def open_download(self, revision: Revision) -> _MemoryDownload:
         with self._lock:
-            _, data = self._data.get(revision.id, (revision, b""))
-        return _MemoryDownload(data)
+            entry = self._data.get(revision.id)
+        if entry is None:  # retired between lookup and open
+            raise FileReplacedError(revision.filename)
+        return _MemoryDownload(entry[1])
 
     def delete_ids(self, ids: Sequence[Any]) -> int:
         with self._lock:
