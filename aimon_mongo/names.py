@@ -236,6 +236,9 @@ SNAP_ENV_SUBAGENT_NAME: Final = "subagentName"
 SNAP_ENV_CONTEXT_ID: Final = "contextId"
 SNAP_ENV_SNAPSHOT: Final = "snapshot"
 SNAP_ENV_FORMAT_VERSION: Final = 1
+# Frozen: where the snapshot store keeps its objects, "<base_dir>/<task_id>.json" (default base dir).
+SNAP_STORE_BASE_DIR: Final = "task-snapshot"
+SNAP_STORE_SUFFIX: Final = ".json"
 # Frozen: the snapshot document keeps the session id under "conversationId".
 SNAP_DOC_VERSION: Final = "version"
 SNAP_DOC_CONVERSATION_ID: Final = "conversationId"
@@ -337,6 +340,16 @@ TASKRES_ITERATION_COUNT: Final = "iterationCount"
 TASKRES_DURATION_MILLIS: Final = "durationMillis"
 TASKRES_TOTAL_TOKENS: Final = "totalTokens"
 TASKRES_SUMMARY_TRUNCATED: Final = "summaryTruncated"
+# Frozen: where the task-result store keeps its objects, "<base_dir>/<task_id>.json" (default base dir).
+TASKRES_BASE_DIR: Final = "task-result"
+TASKRES_SUFFIX: Final = ".json"
+
+# --- Task output (VfsTaskOutputStore): append-only segments "<base_dir>/<task_id>/<start:020d>.seg" ---
+# Frozen: readers of every build map offsets to segments by these file names alone; <start> is the
+# segment's first offset in UTF-16 code units, zero-padded to 20 digits so name order is offset order.
+TASKOUT_BASE_DIR: Final = "task-output"
+TASKOUT_SEGMENT_SUFFIX: Final = ".seg"
+TASKOUT_START_DIGITS: Final = 20
 
 # --- Virtual filesystem on GridFS ---
 # Frozen: directory markers are zero-length files whose filename ends in "/" with metadata.type

@@ -118,7 +118,19 @@ class JsonSessionSnapshotCodec:
         if not isinstance(text, str):
             raise SnapshotCodecError(f"Encoded snapshot must be text, got {type(text).__name__}")
         try:
-            return _decode_root(j.loads(text))
+            root = j.loads(text)
+        except Exception as exc:
+            raise _wrapped(exc, _SNAPSHOT_FAILURE) from None
+        return self.decode_object(root)
+
+    def decode_object(self, root: object) -> SessionSnapshot:
+        """Like :meth:`decode`, for a document that is already parsed (e.g. embedded in a store envelope).
+
+        ``decode(text)`` is exactly ``decode_object(<text parsed as JSON>)``; this saves the store a second
+        serialisation and parse of the embedded object.
+        """
+        try:
+            return _decode_root(root)
         except Exception as exc:
             raise _wrapped(exc, _SNAPSHOT_FAILURE) from None
 

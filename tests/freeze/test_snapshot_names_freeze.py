@@ -1,4 +1,5 @@
-"""Freeze: every persisted snapshot and task-result key, tag and version, against hard-coded literals.
+"""Freeze: every persisted snapshot, task-result and task-output key, tag, path part and version, against
+hard-coded literals.
 
 A rename here is a data migration: stored transcripts, sealed segments and task results of every older
 build are read with these names. The set of ``SNAP_*`` / ``TASKRES_*`` names is pinned too, so a new
@@ -24,6 +25,8 @@ SNAPSHOT_NAMES = {
     "SNAP_ENV_CONTEXT_ID": "contextId",
     "SNAP_ENV_SNAPSHOT": "snapshot",
     "SNAP_ENV_FORMAT_VERSION": 1,
+    "SNAP_STORE_BASE_DIR": "task-snapshot",
+    "SNAP_STORE_SUFFIX": ".json",
     "SNAP_FORMAT_V1": 1,
     "SNAP_FORMAT_V2": 2,
     "SNAP_DOC_VERSION": "version",
@@ -116,6 +119,14 @@ TASK_RESULT_NAMES = {
     "TASKRES_DURATION_MILLIS": "durationMillis",
     "TASKRES_TOTAL_TOKENS": "totalTokens",
     "TASKRES_SUMMARY_TRUNCATED": "summaryTruncated",
+    "TASKRES_BASE_DIR": "task-result",
+    "TASKRES_SUFFIX": ".json",
+}
+
+TASK_OUTPUT_NAMES = {
+    "TASKOUT_BASE_DIR": "task-output",
+    "TASKOUT_SEGMENT_SUFFIX": ".seg",
+    "TASKOUT_START_DIGITS": 20,
 }
 
 
@@ -129,9 +140,14 @@ def test_every_task_result_name_is_frozen() -> None:
         assert getattr(names, name) == literal, name
 
 
+def test_every_task_output_name_is_frozen() -> None:
+    for name, literal in TASK_OUTPUT_NAMES.items():
+        assert getattr(names, name) == literal, name
+
+
 def test_no_snapshot_or_task_result_name_is_left_unfrozen() -> None:
-    declared = {name for name in vars(names) if name.startswith(("SNAP_", "TASKRES_"))}
-    assert declared == set(SNAPSHOT_NAMES) | set(TASK_RESULT_NAMES)
+    declared = {name for name in vars(names) if name.startswith(("SNAP_", "TASKRES_", "TASKOUT_"))}
+    assert declared == set(SNAPSHOT_NAMES) | set(TASK_RESULT_NAMES) | set(TASK_OUTPUT_NAMES)
 
 
 def test_stored_enum_names_and_versions_are_frozen() -> None:

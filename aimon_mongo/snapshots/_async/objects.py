@@ -1,0 +1,47 @@
+"""Best-effort single-object I/O shared by the snapshot and task-result stores.
+
+``what`` names the kind of object in the log line (``"session snapshot"``, ``"task result"``); lines name
+the task, never the content.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from aimon_mongo.errors import InvalidPathError, VfsFileNotFoundError
+from aimon_mongo.snapshots.envelope import failure_text
+from aimon_mongo.vfs.protocol import AsyncFileSystem
+
+log = logging.getLogger("aimon_mongo.snapshots")
+
+
+async def write_best_effort(
+    fs: AsyncFileSystem, path: str, produce: Callable[[], str], what: str, task_id: str
+) -> None:
+    """Write ``produce()`` (UTF-8) at ``path``, replacing the object whole; any failure is one WARN."""
+    try:
+        await fs.write(path, produce().encode("utf-8"))
+    except Exception as exc:
+        log.warning("Failed to save %s for task %s: %s", what, task_id, failure_text(exc))
+
+
+async def read_or_none(fs: AsyncFileSystem, path: str, what: str, task_id: str) -> bytes | None:
+    """The object's bytes; ``None`` when there is none (quiet) or it cannot be read (one WARN)."""
+    try:
+        return await fs.read(path)
+    except (VfsFileNotFoundError, InvalidPathError):  # nothing there, or a directory
+        return None
+    except Exception as exc:
+        log.warning("Failed to load %s for task %s: %s", what, task_id, failure_text(exc))
+        return None
+
+
+async def delete_quietly(fs: AsyncFileSystem, path: str, what: str, task_id: str) -> None:
+    """Delete the object; nothing for a missing one, other failures at DEBUG only."""
+    try:
+        await fs.delete(path)
+    except VfsFileNotFoundError:
+        pass
+    except Exception as exc:
+        log.debug("Failed to evict %s for task %s: %s", what, task_id, failure_text(exc))
