@@ -76,7 +76,9 @@ def not_above(token: int) -> dict[str, Any]:
 def lease_claim(holder_id: str, ttl: timedelta, first: bool) -> list[dict[str, Any]]:
     """The pipeline update that makes ``holder_id`` the holder: token + 1 (or 1 for a new document),
     ``acquiredAt`` and ``leaseExpiresAt`` on server time."""
-    token: Any = literal(Int64(1)) if first else {"$add": [{"$ifNull": ["$" + n.F_FENCING_TOKEN, Int64(0)]}, Int64(1)]}
+    previous = {"$ifNull": ["$" + n.F_FENCING_TOKEN, Int64(0)]}
+    # $toLong keeps the stored type int64 (the reference's) on servers whose $add narrows it.
+    token: Any = literal(Int64(1)) if first else {"$toLong": {"$add": [previous, Int64(1)]}}
     return [
         {
             "$set": {
