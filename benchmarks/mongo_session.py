@@ -23,16 +23,14 @@ process) with its ratio. On a stand-in, absolute numbers measure the stand-in.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import sys
 import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
+from _machine import machine  # benchmarks/_machine.py (run as a script)
 from bson import ObjectId
 from bson.int64 import Int64
 from pymongo import MongoClient, ReturnDocument
@@ -174,18 +172,6 @@ def run(cases: Cases, rounds: int, inbox_repeat: int, lease_repeat: int) -> dict
                 old_rate, old_cpu = best[name][side]
                 best[name][side] = (max(rate, old_rate), min(cpu, old_cpu))
     return best
-
-
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} CPUs (nproc), {model}, Python {platform.python_version()}"
 
 
 def main() -> int:
