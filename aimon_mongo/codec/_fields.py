@@ -1,6 +1,7 @@
-"""Reading single fields out of stored shapes (parsed JSON objects, BSON documents).
+"""Shared by the codecs: reading fields out of stored shapes (parsed JSON objects, BSON documents), strict
+JSON parsing and compact JSON writing, and naming ids in log lines.
 
-Every helper refuses with :class:`CodecError` naming the field and the JSON type it found, never the
+Every reader refuses with :class:`CodecError` naming the field and the JSON type it found, never the
 stored value itself.
 """
 
@@ -37,6 +38,14 @@ def json_type(value: object) -> str:
 def clip(value: str, limit: int = 40) -> str:
     """``value`` cut to ``limit`` characters (for enum-like values named in an error message)."""
     return value if len(value) <= limit else value[:limit] + "…"
+
+
+def log_name(value: str | None, limit: int = 200) -> str:
+    """An id (session, entry) as it goes into a log line: quoted and escaped, so a stored id holding line
+    breaks or control characters cannot forge log lines; ``unattributed`` when absent."""
+    if value is None:
+        return "unattributed"
+    return repr(clip(value, limit))
 
 
 def coerce_text(value: object) -> str:
@@ -92,7 +101,7 @@ def text_map(value: object, field: str) -> dict[str, str]:
     """A string→string map: absent or null is empty; values are coerced with :func:`coerce_text`."""
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise CodecError(f"field '{field}' must be an object, got {json_type(value)}")
     return {str(k): v if type(v) is str else coerce_text(v) for k, v in value.items()}
 
@@ -158,10 +167,10 @@ def parse_json(text: object, what: str) -> object:
     pydantic-core's parser reads the common case; whatever it refuses (or nests deeper than its limit of
     200) is read again by the json module, whose verdict and value count.
     """
-    if isinstance(text, str | bytes):
+    if type(text) is str or isinstance(text, bytes):
         try:
             return pydantic_core.from_json(text, allow_inf_nan=False, cache_strings="keys")
-        except ValueError:
+        except (ValueError, TypeError):  # TypeError: text with a lone surrogate has no UTF-8 form
             pass
     if isinstance(text, bytes | bytearray):
         try:

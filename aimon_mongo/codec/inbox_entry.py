@@ -15,8 +15,9 @@ from typing import Any
 from bson import ObjectId
 
 from aimon_mongo import names as n
+from aimon_mongo.codec._fields import log_name
 from aimon_mongo.codec.inbound import from_json_envelope, from_mongo_document, recover_address
-from aimon_mongo.errors import CodecError
+from aimon_mongo.errors import CodecError, InvalidArgumentError
 from aimon_mongo.model.batch import UnreadableEntry
 from aimon_mongo.model.inbound import InboundMessage
 
@@ -31,17 +32,18 @@ def decode_json_entry(
 ) -> InboundMessage | UnreadableEntry:
     """Decode one Redis/PostgreSQL entry (``text`` = the envelope JSON, ``entry_id`` = stream/row id).
 
-    ``session_id`` is the session being collected (named in the WARN of an unreadable entry).
+    ``session_id`` is the session being collected (named in the WARN of an unreadable entry). A non-str
+    ``entry_id`` is the caller's mistake, not the entry's, and raises :class:`InvalidArgumentError`.
     """
+    if entry_id is not None and not isinstance(entry_id, str):
+        raise InvalidArgumentError(f"entry_id must be a str, got {type(entry_id).__name__}")
     try:
         return from_json_envelope(text, entry_id=entry_id)
     except Exception as exc:  # one entry never fails the batch, whatever went wrong
         return unreadable_entry(entry_id, text, exc, session_id)
 
 
-def decode_mongo_entry(
-    doc: Mapping[str, Any], session_id: str | None = None
-) -> InboundMessage | UnreadableEntry:
+def decode_mongo_entry(doc: Mapping[str, Any], session_id: str | None = None) -> InboundMessage | UnreadableEntry:
     """Decode one ``conversation_inbox`` document removed by ``find_one_and_delete``."""
     try:
         return from_mongo_document(doc)
@@ -54,9 +56,7 @@ def decode_mongo_entry(
         return unreadable_entry(entry_id, doc, exc, session_id)
 
 
-def unreadable_entry(
-    entry_id: str | None, raw: object, exc: BaseException, session_id: str | None
-) -> UnreadableEntry:
+def unreadable_entry(entry_id: str | None, raw: object, exc: BaseException, session_id: str | None) -> UnreadableEntry:
     """The report of an entry that could not be decoded; logs one WARN (session, entry id, reason)."""
     turn_id, key = recover_address(raw)
     reason = f"{type(exc).__name__}: {exc}" if isinstance(exc, CodecError) else type(exc).__name__
@@ -68,8 +68,8 @@ def unreadable_entry(
     )
     log.warning(
         "unreadable inbox entry %s of session %s reported, not delivered: %s",
-        entry.id,
-        session_id if session_id is not None else "unattributed",
+        log_name(entry.id),
+        log_name(session_id),
         reason,
     )
     return entry
