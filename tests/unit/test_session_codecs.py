@@ -26,7 +26,7 @@ from aimon_mongo.model import (
     TurnResult,
 )
 from aimon_mongo.model.record import SessionTotals
-from tests import session_strategies as s
+from tests import strategies as s
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
 
@@ -45,7 +45,7 @@ def test_signal_json_round_trip(signal: SessionSignal) -> None:
     assert sig.signal_from_json(sig.signal_to_json(signal)) == signal
 
 
-@given(s.signals)
+@given(s.session_signals(bson_safe=True))
 def test_signal_document_round_trip_through_bson(signal: SessionSignal) -> None:
     stored = _bson_round_trip({"_id": bson.ObjectId(), **sig.encode_signal(signal)})
     assert sig.decode_signal(stored) == signal

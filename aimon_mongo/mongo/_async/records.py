@@ -61,11 +61,9 @@ class AsyncMongoSessionRecordStore:
         require_id(session_id, "session_id")
         optional_id(agent_ref, "agent_ref")
         token = require_token(fencing_token)
-        update = {
-            n.F_AGENT_REF: {"$ifNull": ["$" + n.F_AGENT_REF, literal(agent_ref)]},
-            n.F_FENCING_TOKEN: literal(Int64(token)),
-            n.F_UPDATED_AT: NOW,
-        }
+        update: dict[str, Any] = {n.F_FENCING_TOKEN: literal(Int64(token)), n.F_UPDATED_AT: NOW}
+        if agent_ref is not None:  # an existing binding wins; no binding stays absent (never null)
+            update[n.F_AGENT_REF] = {"$ifNull": ["$" + n.F_AGENT_REF, literal(agent_ref)]}
         with failures(SessionRecordStoreError, f"provision of session {session_id!r}"):
             await advance_fence(self._fences, session_id, token)
             try:
