@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 
 from bson.int64 import Int64
 
-from aimon_mongo import names
 from aimon_mongo.codec import idempotency as idem
 from aimon_mongo.codec import signal as sig
 from aimon_mongo.codec import task as task_codec
@@ -156,13 +155,3 @@ def test_totals_shape() -> None:
         '{"turnCount":1,"iterations":2,"promptTokens":3,"completionTokens":4,"totalTokens":7,"reasoningTokens":5}'
     )
 
-
-def test_totals_names_are_frozen() -> None:
-    assert (
-        names.TOTALS_TURN_COUNT,
-        names.TOTALS_ITERATIONS,
-        names.TOTALS_PROMPT_TOKENS,
-        names.TOTALS_COMPLETION_TOKENS,
-        names.TOTALS_TOTAL_TOKENS,
-        names.TOTALS_REASONING_TOKENS,
-    ) == ("turnCount", "iterations", "promptTokens", "completionTokens", "totalTokens", "reasoningTokens")
