@@ -14,11 +14,12 @@ import typer
 
 from aimon_mongo import names
 from aimon_mongo.cli import _context
-from aimon_mongo.cli._context import CliContext, uri_from_env
-from aimon_mongo.cli._errors import run_guarded
+from aimon_mongo.cli._context import DEFAULT_URI, CliContext, uri_from_env
+from aimon_mongo.cli._errors import GuardedGroup, run_guarded
 
 app = typer.Typer(
     name="aimon-mongo",
+    cls=GuardedGroup,
     help="Browse and operate what AI-agent sessions stored: files, transcripts, inboxes, leases, tasks.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -39,21 +40,34 @@ def _global_options(
     ),
     timeout_ms: int = typer.Option(5000, "--timeout-ms", help="Server selection timeout."),
 ) -> None:
+    configured = uri or uri_from_env()
     context = CliContext(
-        uri=uri or uri_from_env(), vfs_db=db, bucket=bucket, session_db=session_db, timeout_ms=timeout_ms
+        uri=configured or DEFAULT_URI,
+        vfs_db=db,
+        bucket=bucket,
+        session_db=session_db,
+        timeout_ms=timeout_ms,
+        uri_configured=configured is not None,
     )
     ctx.obj = context
     _context.current = context
     ctx.call_on_close(context.close)
 
 
-def _register() -> None:
-    from aimon_mongo.cli import commands
+_registered = False
 
-    commands.register(app)
+
+def get_app() -> typer.Typer:
+    """The ``aimon-mongo`` app with every command group registered (what tests hand to Typer's runner)."""
+    global _registered
+    if not _registered:
+        from aimon_mongo.cli import commands
+
+        commands.register(app)
+        _registered = True
+    return app
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
-    _register()
-    return run_guarded(app, list(sys.argv[1:] if argv is None else argv))
+    return run_guarded(get_app(), list(sys.argv[1:] if argv is None else argv))

@@ -6,47 +6,97 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import typer
 from pymongo import MongoClient
 from pymongo.errors import ConfigurationError, InvalidURI
-from pymongo.uri_parser import parse_uri
+from pymongo.synchronous.database import Database
+from pymongo.uri_parser import parse_uri, split_hosts
 from rich.console import Console
 
 from aimon_mongo import names
+from aimon_mongo.cli._errors import CommandFailed
+
+if TYPE_CHECKING:
+    from aimon_mongo.mongo import MongoSessionBackends
+    from aimon_mongo.vfs import GridFSFileSystem
 
 DEFAULT_URI = "mongodb://localhost:27017"
 URI_ENV = "AIMON_MONGODB_URI"
+CLI_NODE_ID = "aimon-mongo-cli"
+"""The node id the command's session stores run under (it never publishes or holds a lease)."""
 
 
 @dataclass
 class CliContext:
-    """Connection settings from the global options; clients open on first use and close at exit."""
+    """Connection settings from the global options; clients open on first use and close at exit.
+
+    ``uri_configured`` is false when no ``--uri`` / ``AIMON_MONGODB_URI`` was given (``uri`` is then the
+    default); the demo starts the local stand-in in that case.
+    """
 
     uri: str = DEFAULT_URI
     vfs_db: str = names.DEFAULT_VFS_DATABASE
     session_db: str = names.DEFAULT_SESSION_DATABASE
     bucket: str = names.DEFAULT_GRIDFS_BUCKET
     timeout_ms: int = 5000
-    console: Console = field(default_factory=Console)
-    err: Console = field(default_factory=lambda: Console(stderr=True))
+    uri_configured: bool = True
+    console: Console = field(default_factory=lambda: make_console())
+    err: Console = field(default_factory=lambda: make_console(stderr=True))
     _client: MongoClient[dict[str, Any]] | None = None
+    _fs: GridFSFileSystem | None = None
+    _backends: MongoSessionBackends | None = None
 
     @property
     def client(self) -> MongoClient[dict[str, Any]]:
         if self._client is None:
-            self._client = MongoClient(self.uri, serverSelectionTimeoutMS=self.timeout_ms, tz_aware=True)
+            try:
+                self._client = MongoClient(self.uri, serverSelectionTimeoutMS=self.timeout_ms, tz_aware=True)
+            except (ConfigurationError, ValueError) as exc:  # InvalidURI is a ConfigurationError
+                raise CommandFailed(f"invalid MongoDB URI: {exc}") from None
         return self._client
+
+    @property
+    def session_database(self) -> Database[dict[str, Any]]:
+        """The database of the session stores (``--session-db``)."""
+        return self.client[self.session_db]
+
+    def filesystem(self) -> GridFSFileSystem:
+        """The GridFS filesystem of ``--db`` / ``--bucket``, initialized; closed with the context."""
+        from aimon_mongo.vfs import GridFSFileSystem
+
+        if self._fs is None:
+            fs = GridFSFileSystem(self.client, self.vfs_db, self.bucket)
+            fs.initialize()
+            self._fs = fs
+        return self._fs
+
+    def backends(self) -> MongoSessionBackends:
+        """The MongoDB session stores on ``--session-db``; closed with the context."""
+        from aimon_mongo.mongo import MongoSessionBackends
+
+        if self._backends is None:
+            self._backends = MongoSessionBackends(self.session_database, CLI_NODE_ID)
+        return self._backends
 
     def hosts(self) -> str:
         """``host:port`` list of the configured URI (credentials never shown)."""
         try:
-            nodes = parse_uri(self.uri)["nodelist"]
+            # MongoClient also takes a bare host list ("host:port,host2")
+            nodes = parse_uri(self.uri)["nodelist"] if "://" in self.uri else split_hosts(self.uri)
         except (InvalidURI, ValueError, ConfigurationError):
             return "<invalid URI>"
         return ", ".join(f"{host}:{port}" for host, port in nodes)
 
     def close(self) -> None:
+        """Close what this invocation opened (the stores, then the client)."""
+        if self._backends is not None:
+            self._backends.close()
+            self._backends = None
+        if self._fs is not None:
+            self._fs.close()
+            self._fs = None
         if self._client is not None:
             self._client.close()
             self._client = None
@@ -54,14 +104,37 @@ class CliContext:
     def emit_json(self, value: Any) -> None:
         """Machine output: one JSON document on stdout."""
         sys.stdout.write(json.dumps(value, indent=2, default=_json_default, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+
+PIPE_WIDTH = 160
+"""Width of tables written to a pipe or file (a terminal's own width is used on a terminal)."""
+
+
+def make_console(stderr: bool = False) -> Console:
+    """A console for stdout (or stderr): the terminal's width, or :data:`PIPE_WIDTH` when not a terminal
+    and ``COLUMNS`` is unset, so piped tables do not wrap at 80 columns."""
+    console = Console(stderr=stderr)
+    if console.is_terminal or os.environ.get("COLUMNS"):
+        return console
+    return Console(stderr=stderr, width=PIPE_WIDTH)
 
 
 current: CliContext | None = None
 """The context of the running invocation (set by the global options callback)."""
 
 
-def uri_from_env() -> str:
-    return os.environ.get(URI_ENV) or DEFAULT_URI
+def of(ctx: typer.Context) -> CliContext:
+    """The :class:`CliContext` of a command (the root callback stores it on the click context)."""
+    found = ctx.find_root().obj
+    if not isinstance(found, CliContext):  # only when a command runs without the root callback
+        raise RuntimeError("aimon-mongo command invoked without its global options")
+    return found
+
+
+def uri_from_env() -> str | None:
+    """``AIMON_MONGODB_URI`` when set (Typer reads it for ``--uri`` too; this covers direct callers)."""
+    return os.environ.get(URI_ENV) or None
 
 
 def _json_default(value: Any) -> Any:

@@ -1,4 +1,9 @@
-"""Turning failures into one clear line and an exit code (0 ok, 1 failed, 2 usage)."""
+"""Turning failures into one clear line and an exit code (0 ok, 1 failed, 2 usage).
+
+The mapping runs inside the command group (:class:`GuardedGroup`), so the console script, ``python -m
+aimon_mongo`` and Typer's test runner all behave the same; :func:`run_guarded` is the outer net of the
+console script.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,32 @@ import sys
 from typing import Any
 
 import typer
-from pymongo.errors import ConnectionFailure, PyMongoError, ServerSelectionTimeoutError
+from pymongo.errors import ConnectionFailure, PyMongoError
+from typer.core import TyperGroup
 
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable
 
 HINT = "start the server or pass --uri / set AIMON_MONGODB_URI"
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+class CommandFailed(Exception):
+    """A command refused or could not finish; the message is the one line shown (exit code 1)."""
+
+
+class GuardedGroup(TyperGroup):
+    """The root command group: any failure below it becomes one stderr line and exit code 1."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            line = failure_line(exc)
+            if line is None:
+                raise
+            report(line)
+            raise typer.Exit(EXIT_FAILED) from exc
 
 
 def run_guarded(app: typer.Typer, argv: list[str]) -> int:
@@ -18,25 +44,49 @@ def run_guarded(app: typer.Typer, argv: list[str]) -> int:
     try:
         app(args=argv, prog_name="aimon-mongo")
     except SystemExit as exc:  # Typer's standalone mode: usage errors exit 2, typer.Exit(n) exits n
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except (ServerSelectionTimeoutError, ConnectionFailure) as exc:
-        _line(f"cannot reach MongoDB at {_hosts(exc)} ({HINT})")
-        return 1
-    except BackendUnavailable as exc:
-        _line(f"{exc} ({HINT})")
-        return 1
-    except (AimonStorageError, PyMongoError, OSError) as exc:
-        _line(str(exc) or type(exc).__name__)
-        return 1
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_FAILED)
+    except Exception as exc:
+        line = failure_line(exc)
+        if line is None:
+            raise
+        report(line)
+        return EXIT_FAILED
     return 0
 
 
-def _line(message: str) -> None:
-    first = message.strip().splitlines()[0] if message.strip() else "failed"
+def failure_line(exc: BaseException) -> str | None:
+    """The one line to show for a failure, or ``None`` for an unexpected error (a bug: let it raise)."""
+    if isinstance(exc, CommandFailed):
+        return str(exc)
+    if _caused_by(exc, ConnectionFailure):
+        return f"cannot reach MongoDB at {_hosts(exc)} ({HINT})"
+    if isinstance(exc, BackendUnavailable):
+        return f"{exc} ({HINT})"
+    if isinstance(exc, (AimonStorageError, PyMongoError, OSError)):
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def report(message: str) -> None:
+    """Write ``aimon-mongo: error: <first line>`` to stderr."""
+    text = message.strip()
+    first = text.splitlines()[0] if text else "failed"
     sys.stderr.write(f"aimon-mongo: error: {first}\n")
+    sys.stderr.flush()
 
 
-def _hosts(exc: Any) -> str:
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _hosts(exc: BaseException) -> str:
     """The hosts of the URI in use (never the credentials), or of the error text as a fallback."""
     from aimon_mongo.cli import _context
 

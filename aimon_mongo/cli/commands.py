@@ -1,4 +1,4 @@
-"""Registers every command group on the ``aimon-mongo`` app."""
+"""Registers every command group on the ``aimon-mongo`` app (one module per group)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,12 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from aimon_mongo.cli import schema
+    from aimon_mongo.cli import demo, inbox, initdb, schema, sessions, snapshots, vfs
 
+    demo.register(app)
+    vfs.register(app)
+    snapshots.register(app)
+    inbox.register(app)
+    sessions.register(app)
+    initdb.register(app)
     schema.register(app)

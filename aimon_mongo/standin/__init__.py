@@ -322,3 +322,19 @@ def _read_ready_line(stream: IO[str], timeout: float) -> str | None:
     thread.start()
     thread.join(timeout)
     return result[0] if result else None
+
+
+@contextlib.contextmanager
+def mongodb_or_standin(uri: str | None = None) -> Iterator[tuple[str, StandinServer | None]]:
+    """``(uri, None)`` for ``uri`` or ``MONGODB_URI``; else ``(its uri, server)`` of a mongoeco stand-in
+    started for the block and stopped after it (what the demo and the examples run on)."""
+    chosen = uri or configured_uri()
+    if chosen:
+        yield chosen, None
+        return
+    server = StandinServer()
+    started = server.start()
+    try:
+        yield started, server
+    finally:
+        server.stop()

@@ -1,0 +1,257 @@
+"""``aimon-mongo inbox ...`` and ``aimon-mongo quarantine ...``: MongoDB-level views of the session inbox.
+
+``inbox peek`` reads a session's waiting entries without consuming them; ``inbox stats`` counts entries
+per session and priority with one aggregation on the inbox collection (plus the quarantined ones per
+session). ``quarantine`` lists, shows, replays and deletes the raw documents of entries that could not
+be decoded (see ``docs/operations.md``).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from bson import ObjectId, json_util
+from bson.errors import InvalidId
+from bson.json_util import RELAXED_JSON_OPTIONS
+
+from aimon_mongo import names as n
+from aimon_mongo.cli import _context
+from aimon_mongo.cli._errors import CommandFailed
+from aimon_mongo.cli._output import JsonFlag, cell, clip, print_table, table, when
+from aimon_mongo.codec.inbound import to_json_envelope
+from aimon_mongo.model import InboundMessage, Priority
+from aimon_mongo.model.record import QuarantinedEntry
+from aimon_mongo.mongo.documents import quarantined_from_document
+
+inbox_app = typer.Typer(help="Waiting inbox entries (MongoDB): peek without consuming, stats.")
+quarantine_app = typer.Typer(help="Inbox entries that could not be decoded: list, show, replay, delete.")
+
+SessionArg = Annotated[str, typer.Argument(help="Session (conversation) id.")]
+QuarantineId = Annotated[str, typer.Argument(help="Quarantine id (from 'quarantine list').")]
+Limit = Annotated[int, typer.Option("--limit", min=1, help="At most this many entries.")]
+PRIORITY_NAMES = {p.ordinal: p.name for p in Priority}
+
+
+def _message_json(message: InboundMessage) -> dict[str, Any]:
+    """A message as its frozen JSON envelope (the Redis/PostgreSQL form), with the inbox id."""
+    return {"id": message.id, **json.loads(to_json_envelope(message))}
+
+
+@inbox_app.command("peek")
+def peek(ctx: typer.Context, session_id: SessionArg, limit: Limit = 64, as_json: JsonFlag = False) -> None:
+    """A session's waiting entries in collect order (priority, then arrival), without consuming them."""
+    cli = _context.of(ctx)
+    batch = cli.backends().inbox.peek(session_id, limit)
+    if as_json:
+        cli.emit_json(
+            {
+                "session_id": session_id,
+                "messages": [_message_json(m) for m in batch.messages],
+                "unreadable": [u.model_dump(mode="json") for u in batch.unreadable],
+            }
+        )
+        return
+    listing = table("id", "priority", "delivered", "initiator", "agent", "input")
+    for message in batch.messages:
+        listing.add_row(
+            cell(message.id),
+            cell(message.priority.name),
+            cell(when(message.delivered_at)),
+            cell(f"{message.initiator.type.value}:{message.initiator.id}"),
+            cell(message.agent_ref),
+            cell(clip(message.user_input.as_text())),
+        )
+    for entry in batch.unreadable:
+        listing.add_row(
+            cell(entry.id), cell("?"), cell(""), cell(""), cell(""), cell(f"unreadable: {entry.reason}", "red")
+        )
+    print_table(cli.console, listing, f"inbox of session {session_id} is empty")
+
+
+def _aggregate(collection: Any, pipeline: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return list(collection.aggregate(pipeline))
+
+
+def inbox_stats(database: Any, inbox: str, quarantine: str, session_id: str | None) -> list[dict[str, Any]]:
+    """Per session: entries per priority, total, oldest delivery, quarantined entries (sorted by session)."""
+    match = [] if session_id is None else [{"$match": {n.F_CONVERSATION_ID: session_id}}]
+    by_priority = _aggregate(
+        database[inbox],
+        [
+            *match,
+            {
+                "$group": {
+                    "_id": {"s": f"${n.F_CONVERSATION_ID}", "p": f"${n.F_PRIORITY}"},
+                    "count": {"$sum": 1},
+                    "oldest": {"$min": f"${n.F_DELIVERED_AT}"},
+                }
+            },
+        ],
+    )
+    quarantined = _aggregate(
+        database[quarantine], [*match, {"$group": {"_id": f"${n.F_CONVERSATION_ID}", "count": {"$sum": 1}}}]
+    )
+    rows: dict[str, dict[str, Any]] = {}
+
+    def row(session: object) -> dict[str, Any]:
+        key = str(session)
+        return rows.setdefault(
+            key,
+            {
+                "session_id": key,
+                **{name: 0 for name in PRIORITY_NAMES.values()},
+                "other": 0,
+                "total": 0,
+                "oldest": None,
+                "quarantined": 0,
+            },
+        )
+
+    for group in by_priority:
+        entry = row(group["_id"].get("s"))
+        name = PRIORITY_NAMES.get(group["_id"].get("p"), "other")
+        entry[name] += group["count"]
+        entry["total"] += group["count"]
+        oldest = group.get("oldest")
+        if isinstance(oldest, datetime) and (entry["oldest"] is None or oldest < entry["oldest"]):
+            entry["oldest"] = oldest
+    for group in quarantined:
+        row(group["_id"])["quarantined"] += group["count"]
+    return [rows[key] for key in sorted(rows)]
+
+
+@inbox_app.command("stats")
+def stats(
+    ctx: typer.Context,
+    session_id: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Waiting entries per session and priority, the oldest delivery, and quarantined entries."""
+    cli = _context.of(ctx)
+    names = cli.backends().collection_names
+    rows = inbox_stats(cli.session_database, names.inbox, names.quarantine, session_id)
+    if as_json:
+        cli.emit_json(rows)
+        return
+    numbers = (*PRIORITY_NAMES.values(), "total", "quarantined")
+    listing = table("session", *numbers, "oldest", right=numbers)
+    for entry in rows:
+        listing.add_row(
+            cell(entry["session_id"], "bold"),
+            *(cell(entry[name]) for name in numbers),
+            cell(when(entry["oldest"])),
+        )
+    print_table(cli.console, listing, "no waiting or quarantined entries")
+
+
+def _entry_json(entry: QuarantinedEntry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "session_id": entry.session_id,
+        "entry_id": entry.entry_id,
+        "error": entry.error,
+        "quarantined_at": entry.quarantined_at.isoformat(),
+    }
+
+
+@quarantine_app.command("list")
+def quarantine_list(
+    ctx: typer.Context,
+    session_id: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
+    limit: Limit = 100,
+    as_json: JsonFlag = False,
+) -> None:
+    """Quarantined entries, oldest first (without their raw documents; see 'quarantine show')."""
+    cli = _context.of(ctx)
+    entries = cli.backends().inbox.list_quarantined(session_id, limit)
+    if as_json:
+        cli.emit_json([_entry_json(entry) for entry in entries])
+        return
+    listing = table("id", "session", "entry id", "quarantined", "error")
+    for entry in entries:
+        listing.add_row(
+            cell(entry.id, "bold"),
+            cell(entry.session_id),
+            cell(entry.entry_id),
+            cell(when(entry.quarantined_at)),
+            cell(clip(entry.error, 80), "red"),
+        )
+    print_table(cli.console, listing, "the quarantine is empty")
+
+
+def _find_quarantined(ctx: typer.Context, quarantine_id: str) -> QuarantinedEntry:
+    cli = _context.of(ctx)
+    collection = cli.session_database[cli.backends().collection_names.quarantine]
+    try:
+        oid = ObjectId(quarantine_id)
+    except (InvalidId, TypeError):
+        raise CommandFailed(f"no quarantined entry {quarantine_id!r} (not an ObjectId)") from None
+    doc = collection.find_one({n.F_ID: oid})
+    if doc is None:
+        raise CommandFailed(f"no quarantined entry {quarantine_id!r}")
+    return quarantined_from_document(doc)
+
+
+@quarantine_app.command("show")
+def quarantine_show(ctx: typer.Context, quarantine_id: QuarantineId, as_json: JsonFlag = False) -> None:
+    """One quarantined entry with its raw stored document (MongoDB Extended JSON, relaxed)."""
+    entry = _find_quarantined(ctx, quarantine_id)
+    raw = json.loads(json_util.dumps(entry.raw, json_options=RELAXED_JSON_OPTIONS))
+    cli = _context.of(ctx)
+    if as_json:
+        cli.emit_json({**_entry_json(entry), "raw": raw})
+        return
+    for label, value in (
+        ("id", entry.id),
+        ("session", entry.session_id),
+        ("entry id", entry.entry_id),
+        ("quarantined", when(entry.quarantined_at)),
+        ("error", entry.error),
+    ):
+        cli.console.print(cell(f"{label}: ", "bold") + cell(value), soft_wrap=True)
+    cli.console.print(cell("raw document:", "bold"))
+    cli.console.print(cell(json.dumps(raw, indent=2, ensure_ascii=False)), soft_wrap=True, highlight=False)
+
+
+@quarantine_app.command("replay")
+def quarantine_replay(
+    ctx: typer.Context,
+    quarantine_id: QuarantineId,
+    from_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--from", exists=True, dir_okay=False, help="A corrected document (Extended JSON) to deliver instead."
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Decode the entry again (or a corrected document) and deliver it; the quarantined copy is removed."""
+    cli = _context.of(ctx)
+    raw = None
+    if from_file is not None:
+        try:
+            raw = json_util.loads(from_file.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CommandFailed(f"{from_file} is not a JSON document: {type(exc).__name__}") from None
+    new_id = cli.backends().inbox.replay_quarantined(quarantine_id, raw)
+    if as_json:
+        cli.emit_json({"quarantine_id": quarantine_id, "inbox_id": new_id})
+    else:
+        cli.console.print(cell(f"replayed {quarantine_id} as inbox entry {new_id}"), soft_wrap=True)
+
+
+@quarantine_app.command("delete")
+def quarantine_delete(ctx: typer.Context, quarantine_id: QuarantineId) -> None:
+    """Delete a quarantined entry for good."""
+    if not _context.of(ctx).backends().inbox.delete_quarantined(quarantine_id):
+        raise CommandFailed(f"no quarantined entry {quarantine_id!r}")
+    _context.of(ctx).console.print(cell(f"deleted {quarantine_id}"), soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(inbox_app, name="inbox")
+    app.add_typer(quarantine_app, name="quarantine")

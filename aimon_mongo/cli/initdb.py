@@ -1,0 +1,84 @@
+"""``aimon-mongo init-db``: create the session stores' collections and indexes (the Python bootstrap).
+
+It runs :func:`aimon_mongo.mongo.ensure_schema` on ``--session-db`` — the same collections, capped sizes
+and named indexes as ``db/mongodb/init.js`` (a test keeps the two equal) — then lists what the database
+holds. ``--print-js`` prints the path of ``init.js`` for operators who apply it with ``mongosh``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+import aimon_mongo
+from aimon_mongo.cli import _context
+from aimon_mongo.cli._errors import CommandFailed
+from aimon_mongo.cli._output import JsonFlag, cell, table
+from aimon_mongo.mongo import ensure_schema
+from aimon_mongo.mongo.schema import session_schema
+
+INIT_JS = Path("db") / "mongodb" / "init.js"
+
+
+def init_js_path() -> Path:
+    """``db/mongodb/init.js`` of the source tree this package runs from."""
+    path = Path(aimon_mongo.__file__).resolve().parents[1] / INIT_JS
+    if not path.is_file():
+        raise CommandFailed(
+            f"{INIT_JS} is not next to this installation ({path.parent}); it ships with the source "
+            "repository — or run 'aimon-mongo init-db', which creates the same schema"
+        )
+    return path
+
+
+def schema_state(cli: _context.CliContext) -> list[dict[str, Any]]:
+    """Each collection of the session schema with its named indexes, as the database reports them."""
+    database = cli.session_database
+    listed = {info["name"]: info.get("options", {}) for info in database.list_collections()}
+    rows = []
+    for spec in session_schema(cli.backends().collection_names):
+        present = {index["name"] for index in database[spec.name].list_indexes()} if spec.name in listed else set()
+        rows.append(
+            {
+                "collection": spec.name,
+                "exists": spec.name in listed,
+                "capped": bool(listed.get(spec.name, {}).get("capped")),
+                "indexes": {index.name: index.name in present for index in spec.indexes},
+            }
+        )
+    return rows
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("init-db")
+    def init_db(
+        ctx: typer.Context,
+        print_js: Annotated[
+            bool, typer.Option("--print-js", help="Only print the path of db/mongodb/init.js (for mongosh).")
+        ] = False,
+        as_json: JsonFlag = False,
+    ) -> None:
+        """Create the session stores' collections and indexes on --session-db (idempotent)."""
+        cli = _context.of(ctx)
+        if print_js:
+            path = init_js_path()
+            if as_json:
+                cli.emit_json({"init_js": str(path)})
+            else:
+                print(path)
+            return
+        ensure_schema(cli.session_database, cli.backends().collection_names)
+        rows = schema_state(cli)
+        if as_json:
+            cli.emit_json({"database": cli.session_db, "collections": rows})
+            return
+        listing = table("collection", "capped", "indexes", title=f"database {cli.session_db}: schema in place")
+        for row in rows:
+            listing.add_row(
+                cell(row["collection"], "bold"),
+                cell("yes" if row["capped"] else ""),
+                cell(", ".join(row["indexes"]) or "-"),
+            )
+        cli.console.print(listing)

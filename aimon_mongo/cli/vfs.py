@@ -1,0 +1,303 @@
+"""``aimon-mongo vfs ...``: the GridFS virtual filesystem of ``--db`` / ``--bucket``.
+
+Paths are relative to the filesystem root (``.``); ``/`` also names the root and a leading ``/`` is
+dropped, so ``/workspace/c-1`` and ``workspace/c-1`` are the same directory.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from aimon_mongo.cli import _context
+from aimon_mongo.cli._errors import CommandFailed
+from aimon_mongo.cli._output import JsonFlag, cell, short_etag, size, table, when
+from aimon_mongo.cli._transfer import download, read_all, upload
+from aimon_mongo.cli._views import DIRECTORY_STYLE, display_name, file_tree
+from aimon_mongo.errors import VfsFileExistsError, VfsFileNotFoundError
+from aimon_mongo.model.vfs import FileInfo
+from aimon_mongo.vfs import paths
+from aimon_mongo.vfs.protocol import FileSystem
+
+vfs_app = typer.Typer(help="Files of the virtual filesystem (GridFS): ls, tree, cat, get, put, rm, ...")
+
+PathArg = Annotated[str, typer.Argument(help="Path in the filesystem (relative to its root).")]
+OptionalPath = Annotated[str, typer.Argument(help="Path in the filesystem (default: the root).")]
+Force = Annotated[bool, typer.Option("--force", "-f", help="Replace the destination if it exists.")]
+
+
+def normalize(path: str) -> str:
+    """The VFS spelling of a command-line path: ``/`` and ``""`` are the root, a leading ``/`` is dropped."""
+    stripped = path.lstrip("/")
+    return stripped if stripped else paths.ROOT
+
+
+def _fs(ctx: typer.Context) -> FileSystem:
+    return _context.of(ctx).filesystem()
+
+
+def _info_json(info: FileInfo) -> dict[str, Any]:
+    return info.model_dump(mode="json")
+
+
+@vfs_app.command("ls")
+def ls(
+    ctx: typer.Context,
+    path: OptionalPath = ".",
+    long: Annotated[bool, typer.Option("--long", "-l", help="Show size, modified time and etag.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """List a directory (or show one file)."""
+    fs = _fs(ctx)
+    target = normalize(path)
+    infos = [fs.info(target)] if fs.is_file(target) else fs.ls_info(target)
+    cli = _context.of(ctx)
+    if as_json:
+        cli.emit_json([_info_json(info) for info in infos])
+        return
+    if not long:
+        for info in infos:
+            cli.console.print(cell(display_name(info), DIRECTORY_STYLE if info.is_dir else None), soft_wrap=True)
+        return
+    listing = table("size", "modified", "etag", "name", right=("size",))
+    for info in infos:
+        listing.add_row(
+            cell("" if info.is_dir else size(info.size)),
+            cell(when(info.modified)),
+            cell(short_etag(info.etag)),
+            cell(display_name(info), DIRECTORY_STYLE if info.is_dir else None),
+        )
+    cli.console.print(listing)
+
+
+def _tree_json(fs: FileSystem, info: FileInfo, depth: int | None) -> dict[str, Any]:
+    node = _info_json(info)
+    if info.is_dir:
+        children = [] if depth == 0 else fs.ls_info(info.path)
+        node["children"] = [_tree_json(fs, child, None if depth is None else depth - 1) for child in children]
+    return node
+
+
+@vfs_app.command("tree")
+def tree(
+    ctx: typer.Context,
+    path: OptionalPath = ".",
+    depth: Annotated[int | None, typer.Option("--depth", "-d", min=1, help="Levels to show (default: all).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Show a directory and everything under it as a tree."""
+    fs = _fs(ctx)
+    target = normalize(path)
+    cli = _context.of(ctx)
+    if as_json:
+        cli.emit_json(_tree_json(fs, fs.info(target), depth))
+        return
+    if not fs.is_dir(target):
+        raise VfsFileNotFoundError(target) if not fs.exists(target) else CommandFailed(f"not a directory: {target}")
+    cli.console.print(file_tree(fs, target, depth))
+
+
+@vfs_app.command("cat")
+def cat(ctx: typer.Context, path: PathArg, as_json: JsonFlag = False) -> None:
+    """Write a file's content to stdout (bytes as stored)."""
+    fs = _fs(ctx)
+    target = normalize(path)
+    if as_json:
+        data = fs.read(target)
+        try:
+            content, encoding = data.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            content, encoding = base64.b64encode(data).decode("ascii"), "base64"
+        _context.of(ctx).emit_json({"path": target, "size": len(data), "encoding": encoding, "content": content})
+        return
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    read_all(fs, target, out.write)
+    out.flush()
+
+
+@vfs_app.command("get")
+def get(
+    ctx: typer.Context,
+    source: PathArg,
+    destination: Annotated[
+        Path | None, typer.Argument(help="Local file or directory (default: the file's name here).")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Download a file to the local disk (a progress bar over 1 MiB)."""
+    fs = _fs(ctx)
+    src = normalize(source)
+    if not fs.is_file(src):
+        raise VfsFileNotFoundError(src) if not fs.exists(src) else CommandFailed(f"not a file: {src}")
+    target = destination if destination is not None else Path(paths.base_name(src))
+    if target.is_dir():
+        target = target / paths.base_name(src)
+    cli = _context.of(ctx)
+    copied = download(fs, src, target, cli.err)
+    if as_json:
+        cli.emit_json({"source": src, "destination": str(target), "bytes": copied})
+    else:
+        cli.console.print(cell(f"{src} -> {target} ({size(copied)})"), soft_wrap=True)
+
+
+def _into_directory(fs: FileSystem, destination: str, name: str) -> str:
+    """``destination/name`` when ``destination`` is an existing directory (or ends in ``/``), else itself."""
+    if destination == paths.ROOT:
+        return name
+    if destination.endswith("/") or fs.is_dir(destination):
+        return f"{destination.rstrip('/')}/{name}"
+    return destination
+
+
+@vfs_app.command("put")
+def put(
+    ctx: typer.Context,
+    source: Annotated[Path, typer.Argument(help="Local file to upload.", exists=True, dir_okay=False)],
+    destination: PathArg,
+) -> None:
+    """Upload a local file (replacing the destination; a progress bar over 1 MiB)."""
+    fs = _fs(ctx)
+    target = _into_directory(fs, normalize(destination), source.name)
+    cli = _context.of(ctx)
+    info = upload(fs, source, target, cli.err)
+    cli.console.print(cell(f"{source} -> {info.path} ({size(info.size)}, {info.etag})"), soft_wrap=True)
+
+
+@vfs_app.command("rm")
+def rm(
+    ctx: typer.Context,
+    path: PathArg,
+    recursive: Annotated[bool, typer.Option("--recursive", "-r", help="Remove a directory and its content.")] = False,
+) -> None:
+    """Remove a file or an empty directory (``-r``: a directory with everything under it)."""
+    fs = _fs(ctx)
+    target = normalize(path)
+    if target == paths.ROOT:
+        raise CommandFailed("refusing to remove the root of the filesystem")
+    if not fs.exists(target):
+        raise VfsFileNotFoundError(target)
+    if recursive:
+        fs.delete_recursive(target)
+    else:
+        fs.delete(target)
+
+
+@vfs_app.command("mkdir")
+def mkdir(
+    ctx: typer.Context,
+    path: PathArg,
+    parents: Annotated[
+        bool, typer.Option("--parents", "-p", help="Create missing parents; no error if it exists.")
+    ] = False,
+) -> None:
+    """Create a directory."""
+    fs = _fs(ctx)
+    target = normalize(path)
+    if not parents:
+        if fs.exists(target):
+            raise VfsFileExistsError(target)
+        parent = paths.parent(target)
+        if not fs.is_dir(parent):
+            raise CommandFailed(f"parent directory does not exist: {parent} (use -p to create it)")
+    fs.mkdir(target)
+
+
+def _transfer(ctx: typer.Context, source: str, destination: str, force: bool, move: bool) -> None:
+    fs = _fs(ctx)
+    src = normalize(source)
+    if not fs.is_file(src):
+        raise VfsFileNotFoundError(src) if not fs.exists(src) else CommandFailed(f"not a file: {src}")
+    target = _into_directory(fs, normalize(destination), paths.base_name(src))
+    info = fs.move(src, target, overwrite=force) if move else fs.copy(src, target, overwrite=force)
+    _context.of(ctx).console.print(cell(f"{src} -> {info.path}"), soft_wrap=True)
+
+
+@vfs_app.command("mv")
+def mv(ctx: typer.Context, source: PathArg, destination: PathArg, force: Force = False) -> None:
+    """Move (rename) a file; into a directory when the destination is one."""
+    _transfer(ctx, source, destination, force, move=True)
+
+
+@vfs_app.command("cp")
+def cp(ctx: typer.Context, source: PathArg, destination: PathArg, force: Force = False) -> None:
+    """Copy a file; into a directory when the destination is one."""
+    _transfer(ctx, source, destination, force, move=False)
+
+
+@vfs_app.command("du")
+def du(ctx: typer.Context, path: OptionalPath = ".", as_json: JsonFlag = False) -> None:
+    """Bytes, files and directories under a directory (or of the whole filesystem)."""
+    fs = _fs(ctx)
+    target = normalize(path)
+    usage = fs.usage(None if target == paths.ROOT else target)
+    cli = _context.of(ctx)
+    if as_json:
+        cli.emit_json({"path": target, **usage.model_dump(mode="json")})
+        return
+    cli.console.print(
+        cell(
+            f"{size(usage.total_size)} ({usage.total_size} bytes) in {usage.file_count} files, "
+            f"{usage.directory_count} directories: {target}"
+        ),
+        soft_wrap=True,
+    )
+
+
+@vfs_app.command("find")
+def find(
+    ctx: typer.Context,
+    pattern: Annotated[str, typer.Argument(help="Glob on the base name: '*' and '?'.")],
+    path: Annotated[str, typer.Option("--path", help="Directory to search under.")] = ".",
+    max_results: Annotated[int | None, typer.Option("--max", min=1, help="Stop after this many.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Files under a directory whose base name matches a glob."""
+    fs = _fs(ctx)
+    found = fs.find(normalize(path), pattern, max_results)
+    cli = _context.of(ctx)
+    if as_json:
+        cli.emit_json(found)
+        return
+    for name in found:
+        cli.console.print(cell(name), soft_wrap=True)
+
+
+@vfs_app.command("fsck")
+def fsck(
+    ctx: typer.Context,
+    repair: Annotated[
+        bool, typer.Option("--repair", help="Remove orphaned chunks and surplus directory markers.")
+    ] = False,
+    grace: Annotated[
+        float, typer.Option("--grace", min=0, help="Seconds: younger orphaned chunks may be an upload in flight.")
+    ] = 3600,
+    as_json: JsonFlag = False,
+) -> None:
+    """Check the GridFS bucket: orphaned chunks, files with missing chunks, duplicate markers."""
+    cli = _context.of(ctx)
+    report = cli.filesystem().fsck(repair=repair, grace=timedelta(seconds=grace))
+    if as_json:
+        cli.emit_json({**report.model_dump(mode="json"), "clean": report.clean})
+        return
+    verdict = "clean" if report.clean else "problems found"
+    cli.console.print(cell(f"gridfs://{cli.vfs_db}/{cli.bucket}: {verdict}", "green" if report.clean else "red"))
+    cli.console.print(cell(f"orphaned chunks: {report.orphaned_chunks} (of {len(report.orphaned_file_ids)} files)"))
+    cli.console.print(cell(f"pending chunks (younger than the grace period): {report.pending_chunks}"))
+    for missing in report.files_missing_chunks:
+        cli.console.print(
+            cell(f"missing chunks: {missing.path} ({missing.found} of {missing.expected})", "red"), soft_wrap=True
+        )
+    for marker in report.duplicate_markers:
+        cli.console.print(cell(f"duplicate directory marker: {marker.path} (x{marker.count})"), soft_wrap=True)
+    if report.repaired:
+        cli.console.print(cell(f"removed {report.removed_chunks} chunks, {report.removed_markers} markers"))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(vfs_app, name="vfs")
