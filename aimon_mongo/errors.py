@@ -24,6 +24,18 @@ class CodecError(AimonStorageError):
     """
 
 
+class SnapshotCodecError(CodecError):
+    """A session snapshot document (or a sealed segment payload) could not be encoded or decoded.
+
+    The message is the reference codec's (``"Missing or non-textual field 'role'"``, ``"Inconsistent
+    session log: ..."``): it names the field and the reason, never message text.
+    """
+
+
+class TaskResultCodecError(CodecError):
+    """A stored task result document could not be encoded or decoded."""
+
+
 class BackendUnavailable(AimonStorageError):
     """The store could not be reached, or did not answer within the configured timeout."""
 
@@ -39,6 +51,45 @@ class StaleFencingTokenError(AimonStorageError):
             f"stale fencing token {token} for session {session_id!r}: the store already accepted "
             f"token {highest}"
         )
+
+
+class SessionInboxError(AimonStorageError):
+    """The inbox backend failed."""
+
+
+class SessionLeaseError(AimonStorageError):
+    """The lease backend failed (a lease held by someone else is not an error: ``try_acquire`` → None)."""
+
+
+class SignalBusError(AimonStorageError):
+    """The signal bus failed, or was used after ``close()``."""
+
+
+class IdempotencyStoreError(AimonStorageError):
+    """The idempotency backend failed."""
+
+
+class BackgroundTaskStoreError(AimonStorageError):
+    """The background-task backend failed."""
+
+
+class SessionRecordStoreError(AimonStorageError):
+    """The session-record backend failed."""
+
+
+class SessionLogSegmentStoreError(AimonStorageError):
+    """The log-segment backend failed, or refused a duplicate segment id."""
+
+
+class SchemaGateError(AimonStorageError):
+    """The persisted-schema gate refused: a declaration, a change record, a checkpoint or a command.
+
+    ``code`` is a stable machine-readable reason (``decision-required``, ``forked-history``, ...).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
 
 
 # --- Virtual filesystem (aimon_mongo.vfs) ---

@@ -1,0 +1,326 @@
+# GENERATED from aimon_mongo/_async/ports.py by scripts/gen_sync.py; do not edit.
+"""The contracts every session-state backend implements (sync flavour; the sync twin is generated).
+
+One Protocol per capability. The conformance suite (``tests/conformance/``) is the executable
+definition of these contracts: a behaviour that is not in it does not exist. Common rules:
+
+* Session ids, holder ids, keys and task ids must be non-empty ``str``; anything else (a dict such as
+  ``{"$ne": None}``, bytes, ``None``) raises :class:`~aimon_mongo.errors.InvalidArgumentError` (a
+  ``ValueError``) naming the argument before any query is sent.
+* Ordering and expiry use the store's clock wherever the store has one (``$$NOW``, ``now()``,
+  Redis ``TIME``/PX); the injected ``clock`` stamps what the caller sees (e.g. ``created_at``).
+* A backend failure raises the capability's error family; an unreachable store raises
+  :class:`~aimon_mongo.errors.BackendUnavailable`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Protocol, runtime_checkable
+
+from pydantic import JsonValue
+
+from aimon_mongo.model import (
+    BackgroundTask,
+    CollectedBatch,
+    IdempotencyEntry,
+    InboundMessage,
+    Lease,
+    Priority,
+    PutResult,
+    SessionSignal,
+    TaskQuery,
+    TaskState,
+    TurnResult,
+)
+from aimon_mongo.model.record import (
+    LogSegment,
+    QuarantinedEntry,
+    SegmentInfo,
+    SegmentScanPage,
+    SessionRecord,
+    SessionTotals,
+)
+
+SignalHandler = Callable[[SessionSignal], None]
+
+
+@runtime_checkable
+class SessionInbox(Protocol):
+    """Cross-node mailbox per session: at-most-once, priority then FIFO by store time."""
+
+    def deliver(self, message: InboundMessage) -> str:
+        """Append ``message`` to its session's inbox; returns the store-assigned id (``message.id`` is
+        ignored). No de-duplication happens here (that is the idempotency store's job)."""
+        ...
+
+    def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
+        """Remove and return the session's entries with priority ordinal ``<= max_priority``, ordered by
+        priority then delivery order, up to the backend's batch bound (MongoDB 64, Redis 1,000 per tier,
+        PostgreSQL 1,024); larger backlogs drain over later calls. An entry that cannot be decoded is
+        reported in ``unreadable`` (and quarantined), never raised."""
+        ...
+
+    def peek(self, session_id: str, limit: int = 64) -> CollectedBatch:
+        """The entries ``collect(session_id)`` would return next, without removing anything."""
+        ...
+
+    def is_empty(self, session_id: str) -> bool:
+        """True when the session has no entry at any priority."""
+        ...
+
+    def purge(self, session_id: str) -> None:
+        """Delete every entry of the session."""
+        ...
+
+    def list_quarantined(self, session_id: str | None = None, limit: int = 100) -> list[QuarantinedEntry]:
+        """Quarantined entries (oldest first), of one session or of all."""
+        ...
+
+    def replay_quarantined(self, quarantine_id: str, raw: JsonValue | None = None) -> str:
+        """Decode the quarantined entry (or ``raw``, its repaired form), deliver it again and remove it from
+        quarantine; returns the new inbox id. Refuses with ``CodecError`` (and keeps the entry) if it still
+        cannot be decoded."""
+        ...
+
+    def delete_quarantined(self, quarantine_id: str) -> bool:
+        """Remove one quarantined entry; False if it was not there."""
+        ...
+
+
+@runtime_checkable
+class SessionLeaseStore(Protocol):
+    """Holder election with fencing tokens that strictly increase per session, across release and expiry."""
+
+    def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
+        """Take the lease if nobody holds a live one (the same holder gets no special treatment); ``None``
+        when it is held. ``ttl`` must be positive."""
+        ...
+
+    def extend(self, lease: Lease, ttl: timedelta) -> bool:
+        """Push the expiry of ``lease`` to store-now + ``ttl`` if holder and token still match (a token CAS,
+        not a liveness check). False when a newer lease exists."""
+        ...
+
+    def release(self, lease: Lease) -> None:
+        """Give the lease up if holder and token still match. Best effort: backend errors are logged at
+        WARN, never raised. The token counter survives."""
+        ...
+
+    def find_holder(self, session_id: str) -> Lease | None:
+        """The live lease of the session, or ``None``."""
+        ...
+
+
+@runtime_checkable
+class Subscription(Protocol):
+    """Handle of one ``subscribe`` call."""
+
+    def unsubscribe(self) -> None:
+        """Stop delivering to this handler. Idempotent."""
+        ...
+
+
+@runtime_checkable
+class SessionSignalBus(Protocol):
+    """Cross-node pub/sub of :class:`SessionSignal`. A node never receives its own signals.
+
+    ``delivers_missed_signals`` declares whether signals published while a subscriber's node was
+    disconnected are delivered after it reconnects (false for Redis pub/sub).
+    """
+
+    node_id: str
+    delivers_missed_signals: bool
+
+    def publish(self, signal: SessionSignal) -> None:
+        """Publish one signal (at-least-once to live subscribers of other nodes)."""
+        ...
+
+    def publish_all(self, signals: Sequence[SessionSignal]) -> None:
+        """Publish several signals; order is kept within one session and kind."""
+        ...
+
+    def subscribe(self, session_id: str, handler: SignalHandler) -> Subscription:
+        """Call ``handler`` for every signal of the session published by another node. A handler that
+        raises is logged and keeps receiving."""
+        ...
+
+    def close(self) -> None:
+        """Stop every watcher; publishing afterwards raises. Idempotent."""
+        ...
+
+
+@runtime_checkable
+class IdempotencyStore(Protocol):
+    """Client-key de-duplication and holder-loss detection.
+
+    ``IN_FLIGHT`` + holder: a turn runs there now (``find_stale_in_flight`` may report it);
+    ``IN_FLIGHT`` without holder: reserved, waiting in an inbox (never stale); ``DONE``: result cached for
+    the done TTL (24 h by default).
+    """
+
+    def put_if_absent(self, entry: IdempotencyEntry, ttl: timedelta) -> PutResult:
+        """Insert ``entry`` expiring after ``ttl`` unless a live entry has the key (then ``EXISTING`` with
+        it)."""
+        ...
+
+    def mark_done(self, key: str, result: TurnResult) -> None:
+        """Record the result: ``DONE``, holder cleared, expiry = now + done TTL. Missing key: WARN only."""
+        ...
+
+    def touch(self, key: str, holder_id: str) -> bool:
+        """Refresh ``last_touched_at`` and slide the entry's own TTL span, if it is ``IN_FLIGHT`` with
+        ``holder_id``."""
+        ...
+
+    def release_holder(self, key: str, expected_holder: str, ttl: timedelta) -> bool:
+        """``IN_FLIGHT`` + holder match → clear the holder (reserved, waiting) and expire after ``ttl``."""
+        ...
+
+    def acquire_holder(self, key: str, holder_id: str, ttl: timedelta) -> bool:
+        """``IN_FLIGHT`` without holder → take it for ``holder_id`` and expire after ``ttl``."""
+        ...
+
+    def discard_reservation(self, key: str) -> bool:
+        """Delete an ``IN_FLIGHT`` entry that has no holder."""
+        ...
+
+    def compare_and_reset(self, key: str, expected_holder: str) -> bool:
+        """Delete the entry if it is ``IN_FLIGHT`` with ``expected_holder`` (exactly one caller wins)."""
+        ...
+
+    def find_stale_in_flight(self, cutoff: datetime, limit: int = 256) -> list[IdempotencyEntry]:
+        """``IN_FLIGHT`` entries with a holder whose ``last_touched_at`` is before ``cutoff``."""
+        ...
+
+    def find(self, key: str) -> IdempotencyEntry | None:
+        """The live entry of ``key``, or ``None``."""
+        ...
+
+
+@runtime_checkable
+class BackgroundTaskStore(Protocol):
+    """Background task records; a task never leaves a terminal state (atomically enforced)."""
+
+    def put(self, task: BackgroundTask) -> None:
+        """Create or fully overwrite the task."""
+        ...
+
+    def find(self, task_id: str) -> BackgroundTask | None: ...
+
+    def remove(self, task_id: str) -> bool: ...
+
+    def transition(self, task_id: str, to: TaskState) -> BackgroundTask | None:
+        """Move a non-terminal task to ``to`` (a terminal ``to`` also sets ``end_time``); ``None`` when the
+        task is unknown or already terminal."""
+        ...
+
+    def heartbeat(self, task_id: str, at: datetime) -> BackgroundTask | None:
+        """Set ``last_heartbeat`` of a non-terminal task; ``None`` when unknown or terminal."""
+        ...
+
+    def list(self, query: TaskQuery | None = None) -> list[BackgroundTask]:
+        """Tasks matching ``query`` (all when ``None``), served by indexes where the store has them."""
+        ...
+
+
+@runtime_checkable
+class SessionRecordStore(Protocol):
+    """Session records, written by partial, atomic, fenced writes (no whole-record write exists).
+
+    Every write takes the writer's ``fencing_token`` (from its :class:`Lease`); the store keeps the highest
+    token it accepted per session and refuses a lower one with
+    :class:`~aimon_mongo.errors.StaleFencingTokenError`, atomically with the write.
+    """
+
+    def merge_transcript(self, session_id: str, transcript: str, fencing_token: int) -> None:
+        """Write the encoded transcript, preserving the side fields; creates the record if missing."""
+        ...
+
+    def provision(self, session_id: str, agent_ref: str | None, fencing_token: int) -> SessionRecord:
+        """Ensure the record exists and, when it has no agent binding yet, bind ``agent_ref``; an existing
+        binding is never overwritten. Returns the record as it stands afterwards."""
+        ...
+
+    def set_totals_and_budget_override(
+        self,
+        session_id: str,
+        totals: SessionTotals,
+        budget_override: dict[str, JsonValue] | None,
+        fencing_token: int,
+    ) -> None:
+        """Write both fields absolutely (``None`` clears the override). No-op when no record exists."""
+        ...
+
+    def increment_compaction_failure_count(self, session_id: str, fencing_token: int) -> int:
+        """Atomically add one and return the new count; 0 (no-op) when no record exists."""
+        ...
+
+    def reset_compaction_failure_count(self, session_id: str, fencing_token: int) -> None:
+        """Set the count back to 0. No-op when no record exists."""
+        ...
+
+    def load(self, session_id: str) -> SessionRecord | None: ...
+
+    def exists(self, session_id: str) -> bool: ...
+
+    def list_session_ids(self) -> list[str]: ...
+
+    def delete(self, session_id: str, fencing_token: int) -> None:
+        """Delete the record (no-op when missing)."""
+        ...
+
+
+@runtime_checkable
+class SessionLogSegmentStore(Protocol):
+    """Sealed session-log segments. Ids are new per ``put`` (a duplicate is refused, never overwritten);
+    ``get``/``list``/``delete`` see only the given session's segments. Writes are fenced like records."""
+
+    def put(self, segment: LogSegment, fencing_token: int) -> None: ...
+
+    def get(self, session_id: str, segment_id: str) -> LogSegment | None: ...
+
+    def list(self, session_id: str) -> list[SegmentInfo]: ...
+
+    def delete(self, session_id: str, segment_id: str, fencing_token: int) -> None: ...
+
+    def delete_all(self, session_id: str, fencing_token: int) -> None: ...
+
+    def scan_sessions(self, created_before: datetime, cursor: str | None, limit: int) -> SegmentScanPage:
+        """Sessions having a segment created before ``created_before``, a page at a time."""
+        ...
+
+
+@runtime_checkable
+class SessionBackends(Protocol):
+    """All seven stores of one backend, built from one connection and one ``node_id``.
+
+    ``close()`` stops what the bundle started (signal watchers, owned pools); a borrowed client or
+    database stays open.
+    """
+
+    node_id: str
+
+    @property
+    def inbox(self) -> SessionInbox: ...
+
+    @property
+    def leases(self) -> SessionLeaseStore: ...
+
+    @property
+    def signals(self) -> SessionSignalBus: ...
+
+    @property
+    def idempotency(self) -> IdempotencyStore: ...
+
+    @property
+    def tasks(self) -> BackgroundTaskStore: ...
+
+    @property
+    def records(self) -> SessionRecordStore: ...
+
+    @property
+    def segments(self) -> SessionLogSegmentStore: ...
+
+    def close(self) -> None: ...
