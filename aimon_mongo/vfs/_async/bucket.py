@@ -33,6 +33,13 @@ from aimon_mongo.vfs._async.store import AsyncBucketStore, AsyncDownload, AsyncU
 from aimon_mongo.vfs._async.streams import AsyncReaderBase, AsyncWriterBase
 from aimon_mongo.vfs.guard import backend_errors
 from aimon_mongo.vfs.listing import Child, Seek, SkipScan, directory_count, is_marker_name
+from aimon_mongo.vfs.messages import (
+    IS_A_DIRECTORY,
+    NOT_A_DIRECTORY,
+    ROOT_DELETE,
+    parent_is_a_file,
+    partial_delete,
+)
 from aimon_mongo.vfs.paths import (
     ROOT,
     SEPARATOR,
@@ -60,9 +67,6 @@ from aimon_mongo.vfs.records import (
 
 log = logging.getLogger(__name__)
 
-NOT_A_DIRECTORY = "Not a directory"
-IS_A_DIRECTORY = "path is a directory"
-ROOT_DELETE = "Cannot delete VFS root directory"
 _READ_ATTEMPTS = 3
 
 Guard = Callable[[str, str | None], AbstractContextManager[None]]
@@ -320,7 +324,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         stored = await self._store.revision_ids([*parents, name])
         blocker = next((parent for parent in parents if parent in stored), None)
         if blocker is not None:
-            raise InvalidPathError(name, f"parent '{display_path(blocker)}' is a file")
+            raise InvalidPathError(name, parent_is_a_file(blocker))
         if await self._first_under(name + SEPARATOR) is not None:
             raise InvalidPathError(name, IS_A_DIRECTORY)
         predecessors = set(stored.get(name, []))
@@ -416,7 +420,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
                 raise VfsFileNotFoundError(p, self.backend_type)
             failed = await self._store.delete_ids(ids)
         if failed:
-            raise VirtualFileSystemError(f"Recursive delete partially failed: {failed} items could not be deleted", p)
+            raise VirtualFileSystemError(partial_delete(failed), p)
 
     # --- copy and move -------------------------------------------------------------------------
 

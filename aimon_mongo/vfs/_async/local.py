@@ -34,6 +34,16 @@ from aimon_mongo.model.vfs import BackendType, FileInfo, Usage
 from aimon_mongo.vfs._async.base import AsyncFileSystemBase, copy_stream
 from aimon_mongo.vfs._async.streams import AsyncReaderBase, AsyncWriterBase
 from aimon_mongo.vfs.guard import backend_errors
+from aimon_mongo.vfs.messages import (
+    ESCAPE,
+    IS_A_DIRECTORY,
+    NOT_A_DIRECTORY,
+    NOT_REGULAR,
+    ROOT_DELETE,
+    SYMLINK,
+    parent_is_a_file,
+    partial_delete,
+)
 from aimon_mongo.vfs.mime import mime_type
 from aimon_mongo.vfs.paths import (
     ROOT,
@@ -50,12 +60,6 @@ from aimon_mongo.vfs.paths import (
 from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE
 
 TEMP_PREFIX = ".aimon-tmp-"
-SYMLINK = "Symbolic link detected (security violation)"
-ESCAPE = "Path traversal detected (security violation)"
-NOT_REGULAR = "Not a regular file"
-NOT_A_DIRECTORY = "Not a directory"
-IS_A_DIRECTORY = "path is a directory"
-ROOT_DELETE = "Cannot delete VFS root directory"
 _COPY_CHUNK = 1024 * 1024
 
 
@@ -343,7 +347,7 @@ class AsyncLocalFileSystem(AsyncFileSystemBase):
         for parent in ancestors(path):
             st = self._lstat(parent)
             if st is not None and not stat.S_ISDIR(st.st_mode):
-                raise InvalidPathError(path, f"parent '{display_path(parent)}' is a file")
+                raise InvalidPathError(path, parent_is_a_file(parent))
         target = self._host(path)
         st = self._lstat(path)
         if st is not None and stat.S_ISDIR(st.st_mode):
@@ -403,7 +407,7 @@ class AsyncLocalFileSystem(AsyncFileSystemBase):
                 raise VfsFileNotFoundError(p, self.backend_type)
             failed = self._remove_tree(host) if stat.S_ISDIR(st.st_mode) else self._remove_file(host)
         if failed:
-            raise VirtualFileSystemError(f"Recursive delete partially failed: {failed} items could not be deleted", p)
+            raise VirtualFileSystemError(partial_delete(failed), p)
 
     @staticmethod
     def _remove_file(host: Path) -> int:
