@@ -90,3 +90,81 @@ class SchemaGateError(AimonStorageError):
     def __init__(self, code: str, message: str) -> None:
         self.code = code
         super().__init__(message)
+
+
+# --- Virtual filesystem (aimon_mongo.vfs) ---
+
+
+def display_path(path: object) -> str:
+    """A path as error messages and logs show it: control characters escaped, never raw bytes."""
+    text = path if isinstance(path, str) else repr(path)
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+class VirtualFileSystemError(AimonStorageError):
+    """Base of every virtual-filesystem failure; ``path`` names the path concerned, when there is one."""
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+class VfsFileNotFoundError(VirtualFileSystemError, FileNotFoundError):
+    """Nothing exists at the path (``"File not found: <path>"``); also a builtin :class:`FileNotFoundError`."""
+
+    def __init__(self, path: str, backend_type: str | None = None) -> None:
+        self.backend_type = backend_type
+        suffix = f" (backend: {backend_type})" if backend_type else ""
+        super().__init__(f"File not found: {display_path(path)}{suffix}", path)
+
+
+class VfsFileExistsError(VirtualFileSystemError, FileExistsError):
+    """Something already occupies the path (``"File already exists: <path>"``); also a :class:`FileExistsError`."""
+
+    def __init__(self, path: str, backend_type: str | None = None) -> None:
+        self.backend_type = backend_type
+        suffix = f" (backend: {backend_type})" if backend_type else ""
+        super().__init__(f"File already exists: {display_path(path)}{suffix}", path)
+
+
+class InvalidPathError(VirtualFileSystemError, ValueError):
+    """The path was refused (``"Invalid path '<path>': <reason>"``): unsafe, malformed, or the wrong kind."""
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"Invalid path '{display_path(path)}': {reason}", path if isinstance(path, str) else None)
+
+
+class DirectoryNotEmptyError(VirtualFileSystemError):
+    """``delete`` of a directory that still has entries (``"Directory not empty: <path>"``)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"Directory not empty: {display_path(path)}", path)
+
+
+class InsufficientStorageError(VirtualFileSystemError):
+    """A write crossed the per-file size cap; nothing of the refused content is visible at the path."""
+
+    def __init__(self, max_size: int, path: str | None = None) -> None:
+        self.max_size = max_size
+        where = f": {display_path(path)}" if path is not None else ""
+        super().__init__(f"File content exceeds maximum allowed size of {max_size} bytes{where}", path)
+
+
+class BackendConnectionError(VirtualFileSystemError):
+    """The storage behind the filesystem failed (``"Failed to connect to backend: <TYPE>"`` or a custom text)."""
+
+    def __init__(self, message: str, path: str | None = None, backend_type: str | None = None) -> None:
+        self.backend_type = backend_type
+        super().__init__(message, path)
+
+
+class FileReplacedError(VirtualFileSystemError):
+    """The revision being streamed was retired by a newer write; reopen the file to read the new one."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"File was replaced while being read: {display_path(path)}", path)
+
+
+class VfsStateError(VirtualFileSystemError, RuntimeError):
+    """The filesystem was used before ``initialize()`` or after ``close()``."""

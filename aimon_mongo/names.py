@@ -358,6 +358,22 @@ VFS_META_CONTENT_SHA256: Final = "contentSha256"
 VFS_META_COPIED_FROM: Final = "copiedFrom"
 VFS_ETAG_PREFIX: Final = "sha256:"
 
+# --- GridFS storage shape (the GridFS specification's own names, as every driver writes them) ---
+# Frozen: buckets written by any MongoDB driver, by the reference and by us are the same collections and
+# fields; the VFS reads them verbatim.
+GRIDFS_FILES_SUFFIX: Final = "files"  # collection <bucket>.files
+GRIDFS_CHUNKS_SUFFIX: Final = "chunks"  # collection <bucket>.chunks
+GRIDFS_FILENAME: Final = "filename"
+GRIDFS_LENGTH: Final = "length"
+GRIDFS_CHUNK_SIZE: Final = "chunkSize"
+GRIDFS_UPLOAD_DATE: Final = "uploadDate"
+GRIDFS_METADATA: Final = "metadata"
+GRIDFS_FILES_ID: Final = "files_id"
+GRIDFS_N: Final = "n"
+# Frozen once published: the scheme of the working directory ("gridfs://<db>/<bucket>") and the fsspec
+# protocol name registered in pyproject.toml; users write it in URLs.
+VFS_GRIDFS_SCHEME: Final = "gridfs"
+
 # --- Keys shared with the wider runtime ---
 # Frozen: out-of-tree tools read the raw strings.
 TOOL_CONTEXT_CONVERSATION_ID: Final = "conversationId"

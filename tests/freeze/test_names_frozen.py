@@ -359,6 +359,20 @@ def test_virtual_filesystem_on_gridfs() -> None:
     assert names.VFS_ETAG_PREFIX == "sha256:"
 
 
+def test_gridfs_storage_shape() -> None:
+    """GridFS storage shape (the GridFS specification's own names) and the VFS URL scheme."""
+    assert names.GRIDFS_FILES_SUFFIX == "files"
+    assert names.GRIDFS_CHUNKS_SUFFIX == "chunks"
+    assert names.GRIDFS_FILENAME == "filename"
+    assert names.GRIDFS_LENGTH == "length"
+    assert names.GRIDFS_CHUNK_SIZE == "chunkSize"
+    assert names.GRIDFS_UPLOAD_DATE == "uploadDate"
+    assert names.GRIDFS_METADATA == "metadata"
+    assert names.GRIDFS_FILES_ID == "files_id"
+    assert names.GRIDFS_N == "n"
+    assert names.VFS_GRIDFS_SCHEME == "gridfs"
+
+
 def test_keys_shared_with_the_wider_runtime() -> None:
     """Keys shared with the wider runtime."""
     assert names.TOOL_CONTEXT_CONVERSATION_ID == "conversationId"

@@ -1,0 +1,35 @@
+"""Virtual filesystem: one contract (:mod:`aimon_mongo.vfs.protocol`), three backends, both flavours.
+
+* GridFS — :class:`AsyncGridFSFileSystem` / :class:`GridFSFileSystem` (``docs/vfs.md``);
+* a local directory — :class:`AsyncLocalFileSystem` / :class:`LocalFileSystem`;
+* memory — :class:`AsyncMemoryFileSystem` / :class:`MemoryFileSystem`;
+* an fsspec filesystem for protocol ``gridfs`` in :mod:`aimon_mongo.vfs.fsspec` (needs the ``fsspec`` extra).
+"""
+
+from aimon_mongo.model.vfs import BackendState, BackendStatus, BackendType, FileInfo, FsckReport, Usage
+from aimon_mongo.vfs._async.gridfs import AsyncGridFSFileSystem
+from aimon_mongo.vfs._async.local import AsyncLocalFileSystem
+from aimon_mongo.vfs._async.memory import AsyncMemoryFileSystem
+from aimon_mongo.vfs._sync.gridfs import GridFSFileSystem
+from aimon_mongo.vfs._sync.local import LocalFileSystem
+from aimon_mongo.vfs._sync.memory import MemoryFileSystem
+from aimon_mongo.vfs.protocol import AsyncFileSystem, FileSystem
+from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE
+
+__all__ = [
+    "NO_MAX_FILE_SIZE",
+    "AsyncFileSystem",
+    "AsyncGridFSFileSystem",
+    "AsyncLocalFileSystem",
+    "AsyncMemoryFileSystem",
+    "BackendState",
+    "BackendStatus",
+    "BackendType",
+    "FileInfo",
+    "FileSystem",
+    "FsckReport",
+    "GridFSFileSystem",
+    "LocalFileSystem",
+    "MemoryFileSystem",
+    "Usage",
+]

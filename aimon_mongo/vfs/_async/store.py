@@ -1,0 +1,120 @@
+"""What a bucket store offers the bucket filesystem (GridFS, and its in-memory twin).
+
+A bucket store holds *revisions* (:class:`~aimon_mongo.vfs.records.Revision`) under names kept in byte
+order: file names and directory-marker names (ending in ``/``). It knows nothing about directories,
+validation or the VFS contract; :class:`~aimon_mongo.vfs._async.bucket.AsyncBucketFileSystem` builds
+those on top of these primitives, so the GridFS and memory backends share every rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from aimon_mongo.vfs.listing import Seek
+from aimon_mongo.vfs.records import Revision
+
+
+class AsyncUpload(Protocol):
+    """A revision being written; invisible until :meth:`commit`."""
+
+    async def write(self, data: bytes) -> None:
+        """Append bytes."""
+        ...
+
+    async def commit(self, metadata: Mapping[str, Any]) -> Revision:
+        """Store the revision with its final metadata; it is visible from now on."""
+        ...
+
+    async def abort(self) -> None:
+        """Discard what was written (idempotent)."""
+        ...
+
+
+class AsyncDownload(Protocol):
+    """A stream over one revision's bytes.
+
+    Raises :class:`~aimon_mongo.errors.FileReplacedError` when the revision is retired while being read.
+    """
+
+    size: int
+
+    async def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes (all that is left when negative)."""
+        ...
+
+    async def seek(self, offset: int, whence: int = 0) -> int:
+        """Move the position; return it."""
+        ...
+
+    def tell(self) -> int:
+        """The position."""
+        ...
+
+    async def close(self) -> None:
+        """Release the stream."""
+        ...
+
+
+class AsyncBucketStore(Protocol):
+    """The storage primitives of a bucket."""
+
+    store_errors: tuple[type[BaseException], ...]
+    """Exceptions of the underlying driver, reported as :class:`~aimon_mongo.errors.BackendConnectionError`."""
+
+    async def prepare(self) -> None:
+        """Create what lookups rely on (indexes); idempotent."""
+        ...
+
+    async def ping(self) -> None:
+        """Raise unless the storage answers."""
+        ...
+
+    async def newest(self, name: str) -> Revision | None:
+        """The winning revision of a name (latest upload date, then largest id)."""
+        ...
+
+    async def revisions(self, name: str) -> list[Revision]:
+        """Every revision of a name, newest first."""
+        ...
+
+    async def first_name(self, seek: Seek) -> tuple[str, datetime] | None:
+        """The smallest stored name in the seek's range, with the upload date of its oldest revision."""
+        ...
+
+    async def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
+        """The revision ids of each of ``names`` that is stored (absent names are left out)."""
+        ...
+
+    def scan(self, prefix: str) -> AsyncGenerator[Revision, None]:
+        """Every revision whose name starts with ``prefix``, by name then upload date."""
+        ...
+
+    async def ids_under(self, name: str, prefix: str) -> list[Any]:
+        """Ids of every revision named ``name`` or starting with ``prefix``."""
+        ...
+
+    async def open_upload(self, name: str, metadata: Mapping[str, Any]) -> AsyncUpload:
+        """Start a new revision of ``name``."""
+        ...
+
+    async def open_download(self, revision: Revision) -> AsyncDownload:
+        """Read one revision."""
+        ...
+
+    async def delete_ids(self, ids: Sequence[Any]) -> int:
+        """Delete revisions (best effort); return how many could not be deleted."""
+        ...
+
+    async def restamp(self, revision_id: Any, upload_date: datetime) -> None:
+        """Move a revision's upload date (used when node clocks disagree)."""
+        ...
+
+    async def totals(self, prefix: str) -> tuple[int, int]:
+        """Bytes and count of the non-marker revisions under ``prefix`` (server-side where possible)."""
+        ...
+
+    def names_under(self, prefix: str) -> AsyncGenerator[str, None]:
+        """Every stored name under ``prefix`` (repeats allowed)."""
+        ...

@@ -1,0 +1,121 @@
+# GENERATED from aimon_mongo/vfs/_async/store.py by scripts/gen_sync.py; do not edit.
+"""What a bucket store offers the bucket filesystem (GridFS, and its in-memory twin).
+
+A bucket store holds *revisions* (:class:`~aimon_mongo.vfs.records.Revision`) under names kept in byte
+order: file names and directory-marker names (ending in ``/``). It knows nothing about directories,
+validation or the VFS contract; :class:`~aimon_mongo.vfs._sync.bucket.BucketFileSystem` builds
+those on top of these primitives, so the GridFS and memory backends share every rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from aimon_mongo.vfs.listing import Seek
+from aimon_mongo.vfs.records import Revision
+
+
+class Upload(Protocol):
+    """A revision being written; invisible until :meth:`commit`."""
+
+    def write(self, data: bytes) -> None:
+        """Append bytes."""
+        ...
+
+    def commit(self, metadata: Mapping[str, Any]) -> Revision:
+        """Store the revision with its final metadata; it is visible from now on."""
+        ...
+
+    def abort(self) -> None:
+        """Discard what was written (idempotent)."""
+        ...
+
+
+class Download(Protocol):
+    """A stream over one revision's bytes.
+
+    Raises :class:`~aimon_mongo.errors.FileReplacedError` when the revision is retired while being read.
+    """
+
+    size: int
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes (all that is left when negative)."""
+        ...
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        """Move the position; return it."""
+        ...
+
+    def tell(self) -> int:
+        """The position."""
+        ...
+
+    def close(self) -> None:
+        """Release the stream."""
+        ...
+
+
+class BucketStore(Protocol):
+    """The storage primitives of a bucket."""
+
+    store_errors: tuple[type[BaseException], ...]
+    """Exceptions of the underlying driver, reported as :class:`~aimon_mongo.errors.BackendConnectionError`."""
+
+    def prepare(self) -> None:
+        """Create what lookups rely on (indexes); idempotent."""
+        ...
+
+    def ping(self) -> None:
+        """Raise unless the storage answers."""
+        ...
+
+    def newest(self, name: str) -> Revision | None:
+        """The winning revision of a name (latest upload date, then largest id)."""
+        ...
+
+    def revisions(self, name: str) -> list[Revision]:
+        """Every revision of a name, newest first."""
+        ...
+
+    def first_name(self, seek: Seek) -> tuple[str, datetime] | None:
+        """The smallest stored name in the seek's range, with the upload date of its oldest revision."""
+        ...
+
+    def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
+        """The revision ids of each of ``names`` that is stored (absent names are left out)."""
+        ...
+
+    def scan(self, prefix: str) -> Generator[Revision, None]:
+        """Every revision whose name starts with ``prefix``, by name then upload date."""
+        ...
+
+    def ids_under(self, name: str, prefix: str) -> list[Any]:
+        """Ids of every revision named ``name`` or starting with ``prefix``."""
+        ...
+
+    def open_upload(self, name: str, metadata: Mapping[str, Any]) -> Upload:
+        """Start a new revision of ``name``."""
+        ...
+
+    def open_download(self, revision: Revision) -> Download:
+        """Read one revision."""
+        ...
+
+    def delete_ids(self, ids: Sequence[Any]) -> int:
+        """Delete revisions (best effort); return how many could not be deleted."""
+        ...
+
+    def restamp(self, revision_id: Any, upload_date: datetime) -> None:
+        """Move a revision's upload date (used when node clocks disagree)."""
+        ...
+
+    def totals(self, prefix: str) -> tuple[int, int]:
+        """Bytes and count of the non-marker revisions under ``prefix`` (server-side where possible)."""
+        ...
+
+    def names_under(self, prefix: str) -> Generator[str, None]:
+        """Every stored name under ``prefix`` (repeats allowed)."""
+        ...

@@ -1,0 +1,134 @@
+"""Stored revisions and their metadata (pure): what a bucket holds per file, and how it reads back.
+
+A *revision* is one stored version of a name (on GridFS: one ``<bucket>.files`` document). Several may
+exist for one name while an overwrite is in flight; the newest wins: latest ``uploadDate``, ties broken
+by the larger ``_id``. Metadata keys are the frozen ones of ``names.py`` (``path``, ``uploadDate``,
+``contentSha256``, ``copiedFrom``; markers add ``type: "directory"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from aimon_mongo.codec.instant import format_instant
+from aimon_mongo.model.vfs import FileInfo
+from aimon_mongo.names import (
+    VFS_ETAG_PREFIX,
+    VFS_MARKER_TYPE,
+    VFS_META_CONTENT_SHA256,
+    VFS_META_COPIED_FROM,
+    VFS_META_PATH,
+    VFS_META_TYPE,
+    VFS_META_UPLOAD_DATE,
+)
+from aimon_mongo.vfs.mime import mime_type
+from aimon_mongo.vfs.paths import ROOT
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_RESERVED_KEYS = frozenset({VFS_META_PATH, VFS_META_UPLOAD_DATE, VFS_META_CONTENT_SHA256, VFS_META_TYPE})
+# Stored timestamps have millisecond precision (BSON dates); a restamp moves a revision one tick later.
+TICK = timedelta(milliseconds=1)
+
+
+def as_utc(value: datetime) -> datetime:
+    """A stored timestamp as an aware UTC datetime (clients without ``tz_aware`` return naive UTC)."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def to_millis(value: datetime) -> datetime:
+    """Truncate to the millisecond, as BSON stores dates."""
+    return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """One stored version of a name."""
+
+    id: Any
+    filename: str
+    length: int
+    upload_date: datetime
+    metadata: Mapping[str, Any] | None = field(default=None)
+    chunk_size: int | None = field(default=None)
+
+    @property
+    def content_sha256(self) -> str | None:
+        """The recorded content hash (lower-case hex), if any."""
+        value = (self.metadata or {}).get(VFS_META_CONTENT_SHA256)
+        return value if isinstance(value, str) and value.strip() else None
+
+    @property
+    def etag(self) -> str:
+        """``sha256:<hex>`` when the content hash was recorded, else the revision id (a never-equal form)."""
+        digest = self.content_sha256
+        return VFS_ETAG_PREFIX + digest if digest else str(self.id)
+
+
+def newest_first_key(revision: Revision) -> tuple[datetime, str]:
+    """Sort key, used with ``reverse=True``, that puts the winning revision first."""
+    return (as_utc(revision.upload_date), _id_key(revision.id))
+
+
+def _id_key(value: Any) -> str:
+    # ObjectIds compare by their hex form (time, then machine/counter); foreign ids compare by text.
+    return value.binary.hex() if hasattr(value, "binary") else str(value)
+
+
+def custom_metadata(metadata: Mapping[str, Any] | None) -> dict[str, str]:
+    """String-valued metadata other than the keys the VFS itself manages (e.g. ``copiedFrom``)."""
+    return {
+        key: value
+        for key, value in (metadata or {}).items()
+        if key not in _RESERVED_KEYS and isinstance(key, str) and isinstance(value, str)
+    }
+
+
+def file_info(revision: Revision) -> FileInfo:
+    """What :meth:`info` reports for a file: size, timestamps of the newest revision, mime, etag."""
+    stamp = as_utc(revision.upload_date)
+    return FileInfo(
+        path=revision.filename,
+        size=revision.length,
+        created=stamp,
+        modified=stamp,
+        mime=mime_type(revision.filename),
+        etag=revision.etag,
+        custom_metadata=custom_metadata(revision.metadata),
+    )
+
+
+def directory_info(path: str, stamp: datetime | None) -> FileInfo:
+    """What :meth:`info` reports for a directory (timestamps of its marker or first entry; epoch if none)."""
+    when = as_utc(stamp) if stamp is not None else EPOCH
+    return FileInfo(path=path or ROOT, size=0, created=when, modified=when, is_dir=True)
+
+
+def file_metadata(path: str, started: datetime, copied_from: str | None = None) -> dict[str, Any]:
+    """The ``metadata`` of a new file revision, before the content hash is known."""
+    metadata: dict[str, Any] = {VFS_META_PATH: path}
+    if copied_from is not None:
+        metadata[VFS_META_COPIED_FROM] = copied_from
+    metadata[VFS_META_UPLOAD_DATE] = format_instant(started)
+    return metadata
+
+
+def with_content_hash(metadata: Mapping[str, Any], sha256_hex: str) -> dict[str, Any]:
+    """The metadata completed with the content hash (recorded when the upload finishes)."""
+    return {**metadata, VFS_META_CONTENT_SHA256: sha256_hex}
+
+
+def marker_metadata(directory: str, started: datetime) -> dict[str, Any]:
+    """The ``metadata`` of a directory marker: ``type: "directory"``, the path without ``/``, the time."""
+    return {
+        VFS_META_TYPE: VFS_MARKER_TYPE,
+        VFS_META_PATH: directory,
+        VFS_META_UPLOAD_DATE: format_instant(started),
+    }
+
+
+def is_marker(metadata: Mapping[str, Any] | None) -> bool:
+    """Whether stored metadata tags a directory marker."""
+    return (metadata or {}).get(VFS_META_TYPE) == VFS_MARKER_TYPE

@@ -1,0 +1,273 @@
+"""GridFS specifics, both flavours, checked against the raw bucket: buckets written without markers,
+upload-then-retire, clock skew, fsck, the O(children) listing, client ownership."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from bson import ObjectId
+from gridfs import GridFSBucket
+from pymongo import AsyncMongoClient, MongoClient, monitoring
+from pymongo.errors import InvalidOperation
+from pymongo.synchronous.database import Database
+
+from aimon_mongo.errors import BackendConnectionError, FileReplacedError
+from aimon_mongo.vfs import AsyncGridFSFileSystem, GridFSFileSystem
+from tests.fixtures.mongo import CLIENT_OPTIONS
+from tests.vfs.adapters import Threaded
+
+
+@pytest.fixture(params=["gridfs-async", "gridfs-sync"])
+async def gfs(
+    request: pytest.FixtureRequest, mongo_uri: str, mongo_client: MongoClient[Any], mongo_db_name: str
+) -> AsyncIterator[Any]:
+    if request.param == "gridfs-async":
+        client: AsyncMongoClient[Any] = AsyncMongoClient(mongo_uri, **CLIENT_OPTIONS)
+        fs: Any = AsyncGridFSFileSystem(client, mongo_db_name, chunk_size=64)
+    else:
+        fs = Threaded(GridFSFileSystem(mongo_client, mongo_db_name, chunk_size=64))
+    await fs.initialize()
+    yield fs
+    await fs.close()
+    if request.param == "gridfs-async":
+        await client.close()
+
+
+def _raw(fs: Any) -> Any:
+    return getattr(fs, "wrapped", fs)
+
+
+async def test_a_bucket_written_by_plain_gridfs_is_browsable(gfs: Any, mongo_db: Database[Any]) -> None:
+    bucket = GridFSBucket(mongo_db)
+    bucket.upload_from_stream("docs/a.txt", io.BytesIO(b"alpha"))
+    bucket.upload_from_stream("docs/sub/b.txt", io.BytesIO(b"beta"))
+    older = bucket.upload_from_stream("top.txt", io.BytesIO(b"old top"))
+    newer = bucket.upload_from_stream("top.txt", io.BytesIO(b"new top"))
+    mongo_db["fs.files"].update_one({"_id": older}, {"$set": {"uploadDate": datetime.now(UTC) - timedelta(days=1)}})
+
+    assert await gfs.ls(".") == ["docs", "top.txt"]
+    assert await gfs.ls("docs") == ["docs/a.txt", "docs/sub"]
+    assert await gfs.is_dir("docs/sub") and await gfs.exists("docs/sub/b.txt")
+    assert await gfs.read("docs/sub/b.txt") == b"beta"
+    assert await gfs.read("top.txt") == b"new top"
+    info = await gfs.info("top.txt")
+    assert info.etag == str(newer) and info.size == 7  # no recorded hash: the id is the etag
+    assert await gfs.ls_recursive(".") == ["docs/a.txt", "docs/sub/b.txt", "top.txt"]  # one entry per name
+    assert await gfs.find(".", "*.txt") == ["docs/a.txt", "docs/sub/b.txt", "top.txt"]
+    assert (await gfs.info("docs")).is_dir
+    usage = await gfs.usage()
+    assert (usage.file_count, usage.directory_count) == (4, 2)  # an unretired revision counts, as in the reference
+    await gfs.write("top.txt", b"ours")  # our overwrite retires both legacy revisions
+    assert mongo_db["fs.files"].count_documents({"filename": "top.txt"}) == 1
+    await gfs.delete_recursive("docs")
+    assert await gfs.ls(".") == ["top.txt"]
+
+
+async def test_names_a_path_cannot_spell_stay_visible_to_walks(gfs: Any, mongo_db: Database[Any]) -> None:
+    bucket = GridFSBucket(mongo_db)
+    for name in ("/abs.txt", "a//b.txt", "plain.txt"):
+        bucket.upload_from_stream(name, io.BytesIO(b"x"))
+    assert await gfs.ls(".") == ["a", "plain.txt"]
+    assert await gfs.ls("a") == []  # "a//b.txt" has an empty segment: no addressable child
+    assert await gfs.ls_recursive(".") == ["/abs.txt", "a//b.txt", "plain.txt"]
+
+
+async def test_overwrite_uploads_then_retires(gfs: Any, mongo_db: Database[Any]) -> None:
+    await gfs.write("f.bin", b"1" * 300)
+    first = mongo_db["fs.files"].find_one({"filename": "f.bin"})
+    await gfs.write("f.bin", b"2" * 100)
+    assert mongo_db["fs.files"].count_documents({"filename": "f.bin"}) == 1
+    assert mongo_db["fs.chunks"].count_documents({"files_id": first["_id"]}) == 0
+    assert await gfs.read("f.bin") == b"2" * 100
+    assert (await gfs.fsck()).clean
+
+
+async def test_a_refused_upload_leaves_no_chunks(mongo_client: MongoClient[Any], mongo_db: Database[Any]) -> None:
+    fs = GridFSFileSystem(mongo_client, mongo_db.name, chunk_size=64, max_file_size=200)
+    with fs:
+        fs.write("f.bin", b"keep")
+        writer = fs.open_output("f.bin")
+        writer.write(b"x" * 150)
+        with pytest.raises(Exception, match="maximum allowed size of 200 bytes"):
+            writer.write(b"x" * 100)
+        assert fs.read("f.bin") == b"keep"
+        assert mongo_db["fs.files"].count_documents({}) == 1
+        assert mongo_db["fs.chunks"].count_documents({}) == 1  # only the chunk of "keep"
+        assert fs.fsck().clean
+
+
+async def test_an_overwrite_wins_over_a_predecessor_stamped_by_a_fast_clock(
+    gfs: Any, mongo_db: Database[Any]
+) -> None:
+    await gfs.write("skew.txt", b"before")
+    future = datetime.now(UTC) + timedelta(hours=1)
+    mongo_db["fs.files"].update_one({"filename": "skew.txt"}, {"$set": {"uploadDate": future}})
+    await gfs.write("skew.txt", b"after")
+    assert await gfs.read("skew.txt") == b"after"
+    docs = list(mongo_db["fs.files"].find({"filename": "skew.txt"}))
+    assert len(docs) == 1 and docs[0]["uploadDate"] > future
+
+
+async def test_a_reader_of_a_retired_revision_is_told_and_a_whole_read_retries(
+    gfs: Any, mongo_db: Database[Any]
+) -> None:
+    await gfs.write("r.bin", b"1" * 500)
+    reader = await gfs.open_input("r.bin")
+    await gfs.write("r.bin", b"2" * 500)  # retires the revision the reader holds
+    with pytest.raises(FileReplacedError, match=r"replaced while being read: r\.bin"):
+        await reader.read()
+    await reader.close()
+
+    store = _raw(gfs).gridfs
+    original = store.open_download
+    replaced = []
+
+    def racing_open(revision: Any) -> Any:
+        if not replaced:  # a concurrent writer retires the revision between lookup and first read
+            replaced.append(True)
+            GridFSBucket(mongo_db).upload_from_stream("r.bin", io.BytesIO(b"3" * 500))
+            newest = mongo_db["fs.files"].find_one({"filename": "r.bin"}, sort=[("uploadDate", -1), ("_id", -1)])
+            for doc in mongo_db["fs.files"].find({"filename": "r.bin", "_id": {"$ne": newest["_id"]}}):
+                GridFSBucket(mongo_db).delete(doc["_id"])
+        return original(revision)
+
+    store.open_download = racing_open
+    try:
+        assert await gfs.read("r.bin") == b"3" * 500
+    finally:
+        del store.open_download
+    assert replaced
+
+
+async def test_a_file_with_missing_chunks_reads_as_corrupt(gfs: Any, mongo_db: Database[Any]) -> None:
+    await gfs.write("c.bin", b"c" * 300)
+    doc = mongo_db["fs.files"].find_one({"filename": "c.bin"})
+    mongo_db["fs.chunks"].delete_one({"files_id": doc["_id"], "n": 2})
+    with pytest.raises(BackendConnectionError, match=r"corrupt \(missing chunks\): c.bin"):
+        await gfs.read("c.bin")
+
+
+async def test_mkdir_writes_one_marker_per_level(gfs: Any, mongo_db: Database[Any]) -> None:
+    await gfs.write("a/implied.txt", b"x")
+    await gfs.mkdir("a/b/c")
+    await gfs.mkdir("a/b/c")
+    markers = sorted(d["filename"] for d in mongo_db["fs.files"].find({"metadata.type": "directory"}))
+    assert markers == ["a/", "a/b/", "a/b/c/"]
+
+
+async def test_fsck_finds_and_repairs_planted_damage(gfs: Any, mongo_db: Database[Any]) -> None:
+    await gfs.write("good.bin", b"g" * 200)
+    await gfs.mkdir("dup")
+    old = ObjectId.from_datetime(datetime.now(UTC) - timedelta(days=2))
+    fresh = ObjectId()  # an upload in flight: its chunks have no file document yet
+    mongo_db["fs.chunks"].insert_many(
+        [{"files_id": old, "n": 0, "data": b"orphan"}, {"files_id": old, "n": 1, "data": b"orphan"},
+         {"files_id": fresh, "n": 0, "data": b"in flight"}]
+    )
+    marker = mongo_db["fs.files"].find_one({"filename": "dup/"})
+    twin = {**marker, "_id": ObjectId(), "uploadDate": marker["uploadDate"] + timedelta(seconds=1)}
+    mongo_db["fs.files"].insert_one(twin)
+    broken = mongo_db["fs.files"].find_one({"filename": "good.bin"})
+    mongo_db["fs.files"].insert_one({**broken, "_id": ObjectId(), "filename": "broken.bin", "length": 1000})
+
+    report = await gfs.fsck()
+    assert (report.orphaned_chunks, report.orphaned_file_ids, report.pending_chunks) == (2, [str(old)], 1)
+    assert [(d.path, d.count) for d in report.duplicate_markers] == [("dup/", 2)]
+    assert [(m.path, m.expected, m.found) for m in report.files_missing_chunks] == [("broken.bin", 16, 0)]
+    assert not report.clean and not report.repaired
+    assert mongo_db["fs.chunks"].count_documents({"files_id": old}) == 2  # a check changes nothing
+
+    repaired = await gfs.fsck(repair=True)
+    assert repaired.repaired and (repaired.removed_chunks, repaired.removed_markers) == (2, 1)
+    assert mongo_db["fs.chunks"].count_documents({"files_id": old}) == 0
+    assert mongo_db["fs.chunks"].count_documents({"files_id": fresh}) == 1  # in flight: untouched
+    assert mongo_db["fs.files"].find_one({"filename": "dup/"})["_id"] == marker["_id"]  # the oldest stays
+    assert mongo_db["fs.files"].count_documents({"filename": "broken.bin"}) == 1  # reported, not touched
+    after = await gfs.fsck()
+    assert not after.orphaned_chunks and not after.duplicate_markers and len(after.files_missing_chunks) == 1
+    assert await gfs.read("good.bin") == b"g" * 200 and await gfs.is_dir("dup")
+
+
+class _FindCounter(monitoring.CommandListener):
+    def __init__(self) -> None:
+        self.finds = 0
+        self.documents = 0
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        if event.command_name == "find":
+            self.finds += 1
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        if event.command_name == "find":
+            self.documents += len(event.reply.get("cursor", {}).get("firstBatch", []))
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        return None
+
+
+def test_ls_seeks_once_per_child_whatever_the_number_of_descendants(mongo_uri: str, mongo_db: Database[Any]) -> None:
+    now = datetime.now(UTC)
+    docs = [
+        {"filename": f"big/child{c}/deep/{d:04d}.bin", "length": 0, "chunkSize": 64, "uploadDate": now}
+        for c in range(10)
+        for d in range(30)
+    ] + [{"filename": f"big/file{f}.txt", "length": 0, "chunkSize": 64, "uploadDate": now} for f in range(3)]
+    mongo_db["fs.files"].insert_many(docs)
+    counter = _FindCounter()
+    with MongoClient(mongo_uri, event_listeners=[counter], **CLIENT_OPTIONS) as client:
+        with GridFSFileSystem(client, mongo_db.name) as fs:
+            counter.finds = counter.documents = 0
+            children = fs.ls("big")
+    assert len(children) == 13
+    # 13 children: one seek each, one seek that finds nothing more, one file check of "big" itself.
+    assert counter.finds <= 13 + 2 and counter.documents <= 13
+    assert len(docs) == 303
+
+
+async def test_a_borrowed_client_stays_open_and_an_owned_one_is_closed(
+    mongo_uri: str, mongo_client: MongoClient[Any], mongo_db_name: str
+) -> None:
+    borrowed = GridFSFileSystem(mongo_client, mongo_db_name)
+    borrowed.initialize()
+    borrowed.close()
+    mongo_client.admin.command("ping")
+
+    owned = GridFSFileSystem.from_uri(mongo_uri, mongo_db_name)
+    assert owned.owns_client and owned.working_directory == f"gridfs://{mongo_db_name}/fs"
+    with owned:
+        owned.write("x.txt", b"x")
+    with pytest.raises(InvalidOperation):
+        owned.client.admin.command("ping")
+
+    async_owned = AsyncGridFSFileSystem.from_uri(mongo_uri, mongo_db_name)
+    async with async_owned:
+        assert await async_owned.read("x.txt") == b"x"
+    with pytest.raises(InvalidOperation):
+        await async_owned.client.admin.command("ping")
+
+
+async def test_initialize_against_an_unreachable_server_fails_clearly() -> None:
+    fs = AsyncGridFSFileSystem.from_uri("mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=300")
+    with pytest.raises(BackendConnectionError, match="Failed to initialize GridFS filesystem"):
+        await fs.initialize()
+    sync_fs = GridFSFileSystem(MongoClient("127.0.0.1", 9, serverSelectionTimeoutMS=300))
+    with pytest.raises(BackendConnectionError, match="Failed to initialize GridFS filesystem"):
+        sync_fs.initialize()
+    sync_fs.client.close()
+
+
+def test_configuration_is_validated(mongo_client: MongoClient[Any]) -> None:
+    from aimon_mongo.errors import InvalidArgumentError
+
+    for kwargs, message in (
+        ({"database": "at/aimon"}, "without '/'"),
+        ({"bucket": ""}, "bucket"),
+        ({"chunk_size": 0}, "Chunk size must be positive"),
+        ({"max_file_size": -5}, "-1"),
+    ):
+        with pytest.raises(InvalidArgumentError, match=message):
+            GridFSFileSystem(mongo_client, **kwargs)
