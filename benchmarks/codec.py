@@ -17,15 +17,13 @@ UTF-8 text and refuses anything else, while our codec writes base64 and takes an
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 
 import bson
+from _machine import machine  # benchmarks/_machine.py (run as a script)
 
 from aimon_mongo.codec.inbound import (
     from_json_envelope,
@@ -108,18 +106,6 @@ def best_rates(cases: dict[str, Callable[[], object]], number: int, rounds: int)
                 fn()
             best[name] = min(best[name], time.process_time() - start)
     return {name: number / seconds for name, seconds in best.items()}
-
-
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} CPUs (nproc), {model}, Python {platform.python_version()}"
 
 
 def main() -> int:

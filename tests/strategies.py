@@ -41,6 +41,7 @@ from aimon_mongo.model import (
     UnreadableEntry,
     UserInput,
 )
+from aimon_mongo.model.record import SessionTotals
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -216,13 +217,18 @@ collected_batches = st.builds(
 
 # --- other stores
 
-signals = st.builds(
-    SessionSignal,
-    session_id=non_blank_texts,
-    kind=st.sampled_from(SignalKind),
-    origin_node_id=texts,
-    payload=json_maps(),
-)
+def session_signals(*, bson_safe: bool = False) -> st.SearchStrategy[SessionSignal]:
+    """Signals (``bson_safe``: payload keys without NUL)."""
+    return st.builds(
+        SessionSignal,
+        session_id=non_blank_texts,
+        kind=st.sampled_from(SignalKind),
+        origin_node_id=texts,
+        payload=json_maps(bson_safe=bson_safe),
+    )
+
+
+signals = session_signals()
 
 turn_results = st.builds(
     TurnResult,
@@ -235,9 +241,9 @@ turn_results = st.builds(
 
 
 @st.composite
-def idempotency_entries(draw: st.DrawFn) -> IdempotencyEntry:
-    """Entries whose ``last_touched_at`` is not before ``created_at``."""
-    created = draw(utc_datetimes().filter(lambda d: d.year < 9999))
+def idempotency_entries(draw: st.DrawFn, millis: bool = False) -> IdempotencyEntry:
+    """Entries whose ``last_touched_at`` is not before ``created_at`` (``millis``: BSON precision)."""
+    created = draw(utc_datetimes(millis=millis).filter(lambda d: d.year < 9999))
     return IdempotencyEntry(
         key=draw(non_blank_texts),
         session_id=draw(non_blank_texts),
@@ -246,16 +252,16 @@ def idempotency_entries(draw: st.DrawFn) -> IdempotencyEntry:
         holder_id=draw(optional_texts),
         result=draw(st.none() | turn_results),
         created_at=created,
-        last_touched_at=created + draw(st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=30))),
+        last_touched_at=created + draw(_spans(millis, timedelta(days=30))),
     )
 
 
 @st.composite
-def background_tasks(draw: st.DrawFn) -> BackgroundTask:
-    """Tasks; terminal ones carry an ``end_time`` not before ``start_time``."""
+def background_tasks(draw: st.DrawFn, millis: bool = False) -> BackgroundTask:
+    """Tasks; terminal ones carry an ``end_time`` not before ``start_time`` (``millis``: BSON precision)."""
     state = draw(st.sampled_from(TaskState))
-    start = draw(utc_datetimes().filter(lambda d: d.year < 9999))
-    later = st.timedeltas(min_value=timedelta(0), max_value=timedelta(days=7)).map(lambda dt: start + dt)
+    start = draw(utc_datetimes(millis=millis).filter(lambda d: d.year < 9999))
+    later = _spans(millis, timedelta(days=7)).map(lambda dt: start + dt)
     return BackgroundTask(
         task_id=draw(non_blank_texts),
         subagent_name=draw(texts),
@@ -269,6 +275,24 @@ def background_tasks(draw: st.DrawFn) -> BackgroundTask:
         last_heartbeat=draw(st.none() | later),
     )
 
+
+def _spans(millis: bool, most: timedelta) -> st.SearchStrategy[timedelta]:
+    spans = st.timedeltas(min_value=timedelta(0), max_value=most)
+    return spans.map(lambda dt: dt - timedelta(microseconds=dt.microseconds % 1000)) if millis else spans
+
+
+session_totals = st.builds(
+    SessionTotals,
+    turn_count=st.integers(0, INT64_MAX),
+    iterations=st.integers(0, INT64_MAX),
+    prompt_tokens=st.integers(0, INT64_MAX),
+    completion_tokens=st.integers(0, INT64_MAX),
+    total_tokens=st.integers(0, INT64_MAX),
+    reasoning_tokens=st.integers(0, INT64_MAX),
+)
+
+ttls = st.integers(1, 10**10).map(lambda ms: timedelta(milliseconds=ms))
+"""Positive TTLs with whole milliseconds (what every store keeps)."""
 
 task_queries = st.builds(
     TaskQuery,

@@ -8,7 +8,7 @@ the envelope (it is the stream entry id, the row id, the document ``_id``).
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Final, Literal, NotRequired, TypedDict
 
 from bson import ObjectId
 
@@ -98,3 +98,15 @@ class MongoInboxDocument(TypedDict):
     priority: PriorityOrdinal
     deliveredAt: BsonDate
     payload: MongoInboxPayload
+
+
+@root("mongo.inbox.quarantine-document", FAMILY)
+class MongoInboxQuarantineDocument(TypedDict):
+    """Ours: a document of ``conversation_inbox_quarantine``: an inbox document that could not be decoded,
+    kept as it was stored (any shape) for inspection and replay."""
+
+    _id: ObjectId
+    rawDocument: dict[str, Any]
+    error: str
+    conversationId: str
+    quarantinedAt: BsonDate

@@ -8,7 +8,7 @@ count).
 
 from __future__ import annotations
 
-from typing import Annotated, Final, TypedDict
+from typing import Annotated, Final, NotRequired, TypedDict
 
 from aimon_mongo.schema_gate.declare import (
     BsonDate,
@@ -46,6 +46,7 @@ class MongoLogSegmentDocument(TypedDict):
     entryCount: Int32
     payload: Annotated[str, JsonText(SegmentPayloadJson)]
     createdAt: BsonDate
+    fencingToken: NotRequired[Int64]  # ours: the fencing token of the writer
 
 
 @root("postgres.log-segment.row", FAMILY)

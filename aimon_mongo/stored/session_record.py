@@ -14,6 +14,7 @@ from aimon_mongo.schema_gate.declare import (
     BsonDate,
     Family,
     Int32,
+    Int64,
     Jsonb,
     PgInteger,
     PgText,
@@ -49,6 +50,16 @@ class MongoSessionRecordDocument(TypedDict):
     sessionTotals: NotRequired[SessionTotalsJson]
     budgetOverride: NotRequired[dict[str, Any]]
     updatedAt: BsonDate
+    fencingToken: NotRequired[Int64]  # ours: the highest fencing token that wrote this record
+
+
+@root("mongo.session-fence.document", FAMILY)
+class MongoSessionFenceDocument(TypedDict):
+    """Ours: a document of ``session_fences``, the highest fencing token accepted for the session's
+    record and log-segment writes."""
+
+    _id: str
+    highestToken: Int64
 
 
 @root("postgres.session-record.row", FAMILY)

@@ -188,6 +188,15 @@ def test_background_task() -> None:
     assert names.TASK_LAST_HEARTBEAT == "lastHeartbeat"
 
 
+def test_session_totals_keys() -> None:
+    assert names.TOTALS_TURN_COUNT == "turnCount"
+    assert names.TOTALS_ITERATIONS == "iterations"
+    assert names.TOTALS_PROMPT_TOKENS == "promptTokens"
+    assert names.TOTALS_COMPLETION_TOKENS == "completionTokens"
+    assert names.TOTALS_TOTAL_TOKENS == "totalTokens"
+    assert names.TOTALS_REASONING_TOKENS == "reasoningTokens"
+
+
 def test_redis_keys_prefixes_and_channels() -> None:
     """Redis keys, prefixes and channels."""
     assert names.REDIS_INBOX_PREFIX == "aimon:inbox"

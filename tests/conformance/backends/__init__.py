@@ -9,10 +9,11 @@ so every test is written once, as async code, and runs against both flavours.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -127,10 +128,25 @@ class ClusterBase:
 
     is_async: bool = True
 
+    can_damage_entries: bool = False
+    """Whether the inbox stores an encoded form that :meth:`store_damaged_entry` can damage (False for the
+    in-memory inbox, which keeps objects and so never has an unreadable entry)."""
+
     def __init__(self) -> None:
         self._bundles: list[Any] = []
 
     async def build(self, node_id: str, clock: Clock | None) -> Any:
+        raise NotImplementedError
+
+    async def store_damaged_entry(self, message: Any) -> str:
+        """Store ``message`` in its session's inbox the way ``deliver`` would, but with the initiator's
+        ``type`` replaced by ``"ROBOT"`` (an unknown principal type, so the entry cannot be decoded); returns
+        the entry id. Only when ``can_damage_entries``."""
+        raise NotImplementedError
+
+    def repair(self, raw: Any) -> Any:
+        """The raw form of a quarantined entry (``QuarantinedEntry.raw``) with ``"ROBOT"`` put back to
+        ``"USER"``: what an operator passes to ``replay_quarantined``."""
         raise NotImplementedError
 
     async def node(self, node_id: str, *, clock: Clock | None = None) -> Any:
@@ -142,3 +158,25 @@ class ClusterBase:
         for bundle in reversed(self._bundles):
             await maybe_close(bundle)
         self._bundles.clear()
+
+    async def start(self) -> None:
+        """Prepare the shared storage (e.g. create the schema); called before the test."""
+
+    async def stop(self) -> None:
+        """Close every bundle, then what the cluster itself owns; called after the test."""
+        await self.close_all()
+
+
+def register_cluster(name: str, make: Callable[[pytest.FixtureRequest], ClusterBase], *marks: Any) -> None:
+    """Register a family whose clusters ``make(request)`` builds; ``start``/``stop`` bracket each test."""
+
+    @contextlib.asynccontextmanager
+    async def factory(request: pytest.FixtureRequest) -> AsyncIterator[ClusterBase]:
+        cluster = make(request)
+        await cluster.start()
+        try:
+            yield cluster
+        finally:
+            await cluster.stop()
+
+    register(name, factory, *marks)
