@@ -171,6 +171,15 @@ RESULT_ERROR_MESSAGE: Final = "errorMessage"
 RESULT_COMPLETION_REASON: Final = "completionReason"
 RESULT_WAS_STREAMED: Final = "wasStreamed"
 
+# --- Session totals subtree (record "sessionTotals", STATUS signal "totals") ---
+# Frozen: absolute counters read by nodes of both builds (Mongo subdocument, Redis/PostgreSQL JSON).
+TOTALS_TURN_COUNT: Final = "turnCount"
+TOTALS_ITERATIONS: Final = "iterations"
+TOTALS_PROMPT_TOKENS: Final = "promptTokens"
+TOTALS_COMPLETION_TOKENS: Final = "completionTokens"
+TOTALS_TOTAL_TOKENS: Final = "totalTokens"
+TOTALS_REASONING_TOKENS: Final = "reasoningTokens"
+
 # --- Background task (Redis JSON value) ---
 # Frozen: "contextId" holds the agent runtime id.
 TASK_TASK_ID: Final = "taskId"

@@ -1,0 +1,209 @@
+"""Reading single fields out of stored shapes (parsed JSON objects and BSON documents alike).
+
+Every helper refuses with :class:`CodecError` naming the field and the type it found, never the stored
+value itself. Instants are accepted in both stored forms: a BSON date (``datetime``) or ISO-8601 text.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from pydantic import JsonValue
+
+from aimon_mongo.codec.instant import format_instant, parse_instant
+from aimon_mongo.errors import CodecError
+
+E = TypeVar("E")
+
+MAX_JSON_DEPTH = 64
+"""Deepest nesting accepted when a stored BSON value is turned into a JSON value."""
+
+
+def json_type(value: object) -> str:
+    """The JSON type name of ``value`` (for messages that must not echo the value)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def require_object(value: object, what: str) -> Mapping[str, Any]:
+    """``value`` if it is an object (a dict / BSON document); else :class:`CodecError`."""
+    if isinstance(value, Mapping):
+        return value
+    raise CodecError(f"{what} must be an object, got {json_type(value)}")
+
+
+def enum_member(value: object, members: Mapping[str, E], what: str) -> E:
+    """The member stored under its name ``value``; an unknown or non-text name refuses (named, clipped)."""
+    found = members.get(value) if isinstance(value, str) else None
+    if found is None:
+        shown = repr(value[:40]) if isinstance(value, str) else json_type(value)
+        raise CodecError(f"Unknown {what}: {shown}")
+    return found
+
+
+def required_str(obj: Mapping[str, Any], key: str) -> str:
+    """A required string field; missing, null or any other type refuses."""
+    value = obj.get(key)
+    if isinstance(value, str):
+        return value
+    if value is None:
+        raise CodecError(f"Missing required field '{key}'")
+    raise CodecError(f"field '{key}' must be a string, got {json_type(value)}")
+
+
+def required_id(obj: Mapping[str, Any], key: str) -> str:
+    """A required, non-blank string field (an id)."""
+    value = required_str(obj, key)
+    if not value.strip():
+        raise CodecError(f"field '{key}' must not be blank")
+    return value
+
+
+def optional_str(obj: Mapping[str, Any], key: str) -> str | None:
+    """An optional string field: absent or null is ``None``; any other non-string refuses."""
+    value = obj.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise CodecError(f"field '{key}' must be a string or absent, got {json_type(value)}")
+
+
+def required_bool(obj: Mapping[str, Any], key: str) -> bool:
+    value = obj.get(key)
+    if isinstance(value, bool):
+        return value
+    if value is None:
+        raise CodecError(f"Missing required field '{key}'")
+    raise CodecError(f"field '{key}' must be a boolean, got {json_type(value)}")
+
+
+def optional_bool(obj: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = obj.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    raise CodecError(f"field '{key}' must be a boolean, got {json_type(value)}")
+
+
+def optional_int(obj: Mapping[str, Any], key: str, default: int) -> int:
+    """An integer field (JSON numbers may come back as floats: an integral float is accepted)."""
+    value = obj.get(key)
+    if value is None:
+        return default
+    return integer(value, key)
+
+
+def integer(value: object, field: str) -> int:
+    """``value`` as an ``int``: ints (BSON int32/int64) and integral floats; booleans refuse."""
+    if isinstance(value, bool):
+        raise CodecError(f"field '{field}' must be a number, got boolean")
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    raise CodecError(f"field '{field}' must be an integer, got {json_type(value)}")
+
+
+def instant(value: object, field: str) -> datetime:
+    """An instant stored as a BSON date (a naive one is UTC) or as ISO-8601 text."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            raise CodecError(f"field '{field}' is outside the representable UTC range") from None
+    if value is None:
+        raise CodecError(f"Missing required field '{field}'")
+    return parse_instant(value, field)
+
+
+def optional_instant(obj: Mapping[str, Any], key: str) -> datetime | None:
+    value = obj.get(key)
+    return None if value is None else instant(value, key)
+
+
+def json_value(value: object, field: str, depth: int = 0) -> JsonValue:
+    """A stored value as a JSON value.
+
+    JSON scalars, objects and arrays stay (object keys become text); BSON-only values a foreign writer may
+    have stored become text the way the reference's encoder writes them (a date as its ISO instant,
+    anything else its string form). NaN and Infinity refuse (JSON cannot carry them).
+    """
+    if depth > MAX_JSON_DEPTH:
+        raise CodecError(f"field '{field}' is nested deeper than {MAX_JSON_DEPTH} levels")
+    if value is None or isinstance(value, str | bool):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise CodecError(f"field '{field}' holds NaN or Infinity, which JSON cannot carry")
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): json_value(v, field, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_value(v, field, depth + 1) for v in value]
+    if isinstance(value, datetime):
+        return format_instant(instant(value, field))
+    return str(value)
+
+
+def json_object(value: object, field: str) -> dict[str, JsonValue]:
+    """An optional JSON object field: absent or null is ``{}``; a non-object refuses."""
+    if value is None:
+        return {}
+    converted = json_value(require_object(value, f"field '{field}'"), field)
+    assert isinstance(converted, dict)
+    return converted
+
+
+def compact_json(value: object) -> str:
+    """Compact JSON text (``separators=(",", ":")``, non-ASCII kept, NaN/Infinity refused)."""
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        raise CodecError("value holds NaN or Infinity, which JSON cannot carry") from None
+    except TypeError as exc:
+        raise CodecError(f"value cannot be written as JSON: {exc}") from None
+    except RecursionError:
+        raise CodecError("value is nested too deeply to be written as JSON") from None
+
+
+def parse_json_object(text: object, what: str) -> Mapping[str, Any]:
+    """Parse JSON text (or UTF-8 bytes) that must hold an object; refuses with :class:`CodecError` only."""
+    if isinstance(text, bytes | bytearray):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise CodecError(f"{what} is not UTF-8 text") from None
+    if not isinstance(text, str):
+        raise CodecError(f"{what} must be JSON text, got {type(text).__name__}")
+    try:
+        parsed = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise CodecError(f"{what} is nested too deeply to parse") from None
+    except json.JSONDecodeError as exc:
+        raise CodecError(f"{what} is not valid JSON ({exc.msg} at position {exc.pos})") from None
+    except ValueError:  # an integer literal beyond Python's digit limit
+        raise CodecError(f"{what} holds a number that cannot be read") from None
+    return require_object(parsed, what)
+
+
+def _refuse_constant(name: str) -> object:
+    raise CodecError(f"JSON text holds {name}, which JSON does not allow")
