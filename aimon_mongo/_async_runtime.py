@@ -15,6 +15,8 @@ from typing import Any
 Lock = asyncio.Lock
 Event = asyncio.Event
 monotonic = time.monotonic
+Worker = asyncio.Task[None]
+"""A background activity started by :func:`spawn`."""
 
 
 async def sleep(seconds: float) -> None:
@@ -22,37 +24,21 @@ async def sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
-async def wait_event(event: asyncio.Event, timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for ``event``; True when it is set."""
+def spawn(target: Callable[[], Coroutine[Any, Any, None]], name: str) -> Worker:
+    """Run ``target()`` in the background: a task on the running loop."""
+    return asyncio.get_running_loop().create_task(target(), name=name)
+
+
+async def join(worker: Worker, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``worker`` to finish (never cancels it); True if it did."""
+    done, _ = await asyncio.wait({worker}, timeout=timeout)
+    return bool(done)
+
+
+async def wait_event(event: Event, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``event``; True if it is set."""
     try:
         await asyncio.wait_for(event.wait(), timeout)
     except TimeoutError:
-        pass
-    return event.is_set()
-
-
-class Worker:
-    """A background activity started by :func:`spawn` (an asyncio task; a daemon thread in the sync runtime)."""
-
-    def __init__(self, task: asyncio.Task[None]) -> None:
-        self._task = task
-
-    def is_alive(self) -> bool:
-        return not self._task.done()
-
-    async def join(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the activity to end; True when it ended. A task still running
-        then is cancelled (a thread cannot be)."""
-        if self._task is asyncio.current_task():
-            return False
-        done, _ = await asyncio.wait({self._task}, timeout=timeout)
-        if done:
-            return True
-        self._task.cancel()
-        await asyncio.wait({self._task})
         return False
-
-
-def spawn(target: Callable[[], Coroutine[Any, Any, None]], name: str) -> Worker:
-    """Run ``target()`` in the background (a task on the running loop); it must catch its own errors."""
-    return Worker(asyncio.get_running_loop().create_task(target(), name=name))
+    return True

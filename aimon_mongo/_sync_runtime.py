@@ -12,6 +12,8 @@ from collections.abc import Callable
 Lock = threading.Lock
 Event = threading.Event
 monotonic = time.monotonic
+Worker = threading.Thread
+"""A background activity started by :func:`spawn`."""
 
 
 def sleep(seconds: float) -> None:
@@ -19,30 +21,19 @@ def sleep(seconds: float) -> None:
     time.sleep(seconds)
 
 
-def wait_event(event: threading.Event, timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for ``event``; True when it is set."""
-    return event.wait(timeout)
-
-
-class Worker:
-    """A background activity started by :func:`spawn` (a daemon thread)."""
-
-    def __init__(self, thread: threading.Thread) -> None:
-        self._thread = thread
-
-    def is_alive(self) -> bool:
-        return self._thread.is_alive()
-
-    def join(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for the thread to end; True when it ended."""
-        if self._thread is threading.current_thread():
-            return False
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
-
-
 def spawn(target: Callable[[], None], name: str) -> Worker:
-    """Run ``target()`` in a daemon thread; it must catch its own errors."""
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    thread.start()
-    return Worker(thread)
+    """Run ``target()`` in the background: a daemon thread."""
+    worker = threading.Thread(target=target, name=name, daemon=True)
+    worker.start()
+    return worker
+
+
+def join(worker: Worker, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``worker`` to finish; True if it did."""
+    worker.join(timeout)
+    return not worker.is_alive()
+
+
+def wait_event(event: Event, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for ``event``; True if it is set."""
+    return event.wait(timeout)

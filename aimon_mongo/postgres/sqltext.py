@@ -28,4 +28,4 @@ TABLES: dict[str, str] = {
 def qualify(template: str, schema: str) -> str:
     """``template`` with every ``{table}`` placeholder replaced by ``"schema"."table"``."""
     tables = {key: sql.Identifier(schema, table) for key, table in TABLES.items()}
-    return sql.SQL(template).format(**tables).as_string(None)  # type: ignore[arg-type]
+    return sql.SQL(template).format(**tables).as_string(None)

@@ -1,7 +1,7 @@
 """PostgreSQL idempotency store (``idempotency_entry``).
 
 PostgreSQL expires nothing by itself: a row whose ``expires_at`` (database time) has passed behaves as
-absent — ``put_if_absent`` overwrites it, ``find`` and ``acquire_holder`` do not see it — until
+absent in every operation (``put_if_absent`` overwrites it, nothing else sees it) until
 :meth:`AsyncPostgresIdempotencyStore.sweep_expired` deletes it. ``created_at`` / ``last_touched_at``
 are the caller's stamps (the injected clock), as ``find_stale_in_flight`` compares them with the
 caller's cutoff. ``result_blob`` is the shared result projection.
@@ -43,30 +43,32 @@ ON CONFLICT (key) DO UPDATE SET
 WHERE i.expires_at <= now()
 RETURNING 1
 """
-_FIND = f"SELECT {_COLUMNS} FROM {{idem}} WHERE key = %s AND expires_at > now()"
+_LIVE = "expires_at > now()"
+_LIVE_IN_FLIGHT = f"status = {_IN_FLIGHT} AND {_LIVE}"
+_FIND = f"SELECT {_COLUMNS} FROM {{idem}} WHERE key = %s AND {_LIVE}"
 _MARK_DONE = f"""
 UPDATE {{idem}} SET status = {_DONE}, result_blob = %s::jsonb, holder_id = NULL,
     last_touched_at = %s, expires_at = now() + %s
-WHERE key = %s
+WHERE key = %s AND {_LIVE}
 """
 # Slides the row's own span (expires_at - last_touched_at) rather than a fixed TTL.
 _TOUCH = f"""
 UPDATE {{idem}} SET last_touched_at = %s, expires_at = now() + (expires_at - last_touched_at)
-WHERE key = %s AND holder_id = %s AND status = {_IN_FLIGHT}
+WHERE key = %s AND holder_id = %s AND {_LIVE_IN_FLIGHT}
 """
 _RELEASE_HOLDER = f"""
 UPDATE {{idem}} SET holder_id = NULL, last_touched_at = %s, expires_at = now() + %s
-WHERE key = %s AND holder_id = %s AND status = {_IN_FLIGHT}
+WHERE key = %s AND holder_id = %s AND {_LIVE_IN_FLIGHT}
 """
 _ACQUIRE_HOLDER = f"""
 UPDATE {{idem}} SET holder_id = %s, last_touched_at = %s, expires_at = now() + %s
-WHERE key = %s AND holder_id IS NULL AND status = {_IN_FLIGHT} AND expires_at > now()
+WHERE key = %s AND holder_id IS NULL AND {_LIVE_IN_FLIGHT}
 """
-_DISCARD = f"DELETE FROM {{idem}} WHERE key = %s AND holder_id IS NULL AND status = {_IN_FLIGHT}"
-_COMPARE_AND_RESET = f"DELETE FROM {{idem}} WHERE key = %s AND holder_id = %s AND status = {_IN_FLIGHT}"
+_DISCARD = f"DELETE FROM {{idem}} WHERE key = %s AND holder_id IS NULL AND {_LIVE_IN_FLIGHT}"
+_COMPARE_AND_RESET = f"DELETE FROM {{idem}} WHERE key = %s AND holder_id = %s AND {_LIVE_IN_FLIGHT}"
 _FIND_STALE = f"""
 SELECT {_COLUMNS} FROM {{idem}}
-WHERE status = {_IN_FLIGHT} AND holder_id IS NOT NULL AND last_touched_at < %s
+WHERE {_LIVE_IN_FLIGHT} AND holder_id IS NOT NULL AND last_touched_at < %s
 ORDER BY last_touched_at, key LIMIT %s
 """
 _SWEEP = "DELETE FROM {idem} WHERE expires_at < now()"

@@ -60,6 +60,8 @@ _Row = tuple[int, int, str]
 class AsyncPostgresSessionInbox:
     """Cross-node mailbox per session: priority, then insertion order (the row id)."""
 
+    batch_limit: int = COLLECT_LIMIT
+
     def __init__(self, pool: AsyncPgPool, schema: str) -> None:
         self._pool = pool
         self._deliver = qualify(_DELIVER, schema)
@@ -153,6 +155,8 @@ class AsyncPostgresSessionInbox:
         drop it from quarantine, in one transaction; refuses with :class:`CodecError` (keeping it) when it
         still cannot be decoded. Returns the new inbox id."""
         row_id = _quarantine_row_id(quarantine_id)
+        if row_id is None:
+            raise SessionInboxError(f"no quarantined inbox entry {quarantine_id!r}")
         async with self._pool.connection(SessionInboxError) as conn, conn.transaction():
             cur = await conn.execute(self._take_q, [row_id])
             found = await cur.fetchone()
@@ -168,6 +172,8 @@ class AsyncPostgresSessionInbox:
 
     async def delete_quarantined(self, quarantine_id: str) -> bool:
         row_id = _quarantine_row_id(quarantine_id)
+        if row_id is None:
+            return False
         async with self._pool.connection(SessionInboxError) as conn:
             cur = await conn.execute(self._delete_q, [row_id])
             return cur.rowcount > 0
@@ -192,9 +198,12 @@ def _require_limit(limit: object) -> None:
         raise InvalidArgumentError(f"limit must be a positive int, got {limit!r}")
 
 
-def _quarantine_row_id(quarantine_id: object) -> int:
+def _quarantine_row_id(quarantine_id: object) -> int | None:
+    """The quarantine row id named by ``quarantine_id``; ``None`` when it cannot name a row (not decimal, or
+    beyond ``bigint``), which then reads as "not there"."""
     text = require_id(quarantine_id, "quarantine_id")
-    if not text.isascii() or not text.isdigit() or len(text) > 18:
-        raise InvalidArgumentError(f"quarantine_id must be a decimal row id, got {text[:40]!r}")
-    return int(text)
+    if not text.isascii() or not text.isdigit():
+        return None
+    value = int(text)
+    return value if 0 < value < 2**63 else None
 

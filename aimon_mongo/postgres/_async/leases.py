@@ -55,7 +55,13 @@ WHERE conversation_id = %s AND lease_expires_at > now()
 
 
 class AsyncPostgresSessionLeaseStore:
-    """Holder election with fencing tokens that strictly increase per session (see the module text)."""
+    """Holder election with fencing tokens that strictly increase per session (see the module text).
+
+    ``extend`` is a token CAS without an expiry check: a lapsed lease nobody took since is resurrected
+    (``resurrects_lapsed``), as in the reference.
+    """
+
+    resurrects_lapsed = True
 
     def __init__(self, pool: AsyncPgPool, schema: str) -> None:
         self._pool = pool
@@ -107,3 +113,7 @@ class AsyncPostgresSessionLeaseStore:
 def _require_lease(lease: object) -> None:
     if not isinstance(lease, Lease):
         raise InvalidArgumentError(f"lease must be a Lease, got {type(lease).__name__}")
+    require_id(lease.session_id, "session_id")
+    require_id(lease.holder_id, "holder_id")
+    if isinstance(lease.fencing_token, bool) or not isinstance(lease.fencing_token, int):
+        raise InvalidArgumentError(f"fencing_token must be an int, got {type(lease.fencing_token).__name__}")

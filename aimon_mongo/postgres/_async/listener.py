@@ -20,7 +20,7 @@ import psycopg
 from psycopg import sql
 
 from aimon_mongo import names as n
-from aimon_mongo._async_runtime import Event, Worker, monotonic, spawn, wait_event
+from aimon_mongo._async_runtime import Event, Worker, join, monotonic, spawn, wait_event
 from aimon_mongo.errors import AimonStorageError, SignalBusError
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.signal_feed import (
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 FetchedRow = tuple[int, str, str, str, str | None]
 """``(id, conversation_id, kind, origin_node_id, payload text or None when not for us)``."""
+Deliver = Callable[[Sequence[FetchedRow]], Awaitable[None]]  # sync: Deliver = Callable[[Sequence[FetchedRow]], None]
 
 _SEED = "SELECT COALESCE(MAX(id), 0) FROM {signal}"
 # Rows of every session advance the position (so gaps can be told from other sessions' rows), but the
@@ -60,7 +61,7 @@ class AsyncSignalListener:
         schema: str,
         node_id: str,
         sessions: Callable[[], Sequence[str]],
-        deliver: Callable[[Sequence[FetchedRow]], Awaitable[None]],
+        deliver: Deliver,
         *,
         poll_seconds: float = POLL_SECONDS,
         self_poll_seconds: float = SELF_POLL_SECONDS,
@@ -106,7 +107,7 @@ class AsyncSignalListener:
                 await conn.execute("SELECT pg_notify(%s, '')", [self._wake_channel])
         except AimonStorageError:
             pass  # the worker notices the stop flag after its current wait instead
-        await self._worker.join(self._poll + 5.0)
+        await join(self._worker, self._poll + 5.0)
         self._worker = None
 
     async def _listen(self, conn: psycopg.AsyncConnection[Any]) -> None:

@@ -46,13 +46,15 @@ class AsyncPgPool:
             self._kwargs: dict[str, Any] = {}
             self._pool: AsyncConnectionPool[Any] | None = None
             self._owned = True
-        elif isinstance(source, AsyncConnectionPool):
+        elif isinstance(source, AsyncConnectionPool) and isinstance(source.conninfo, str):
             self._conninfo = source.conninfo
-            self._kwargs = dict(source.kwargs or {})
+            self._kwargs = dict(source.kwargs) if isinstance(source.kwargs, dict) else {}
             self._pool = source
             self._owned = False
         else:
-            raise TypeError(f"expected a connection string or a psycopg_pool pool, got {type(source).__name__}")
+            raise TypeError(
+                f"expected a connection string or a psycopg_pool pool with a str conninfo, got {type(source).__name__}"
+            )
         self.endpoint = endpoint(self._conninfo, self._kwargs)
 
     @property

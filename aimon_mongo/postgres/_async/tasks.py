@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -104,7 +105,7 @@ class AsyncPostgresBackgroundTaskStore:
             rows = await cur.fetchall()
         return [task_from_row(row) for row in rows]
 
-    async def _one(self, text: str, params: list[Any]) -> BackgroundTask | None:
+    async def _one(self, text: str, params: Sequence[Any]) -> BackgroundTask | None:
         async with self._pool.connection(BackgroundTaskStoreError) as conn:
             cur = await conn.execute(text, params)
             row = await cur.fetchone()

@@ -56,7 +56,13 @@ WHERE conversation_id = %s AND lease_expires_at > now()
 
 
 class PostgresSessionLeaseStore:
-    """Holder election with fencing tokens that strictly increase per session (see the module text)."""
+    """Holder election with fencing tokens that strictly increase per session (see the module text).
+
+    ``extend`` is a token CAS without an expiry check: a lapsed lease nobody took since is resurrected
+    (``resurrects_lapsed``), as in the reference.
+    """
+
+    resurrects_lapsed = True
 
     def __init__(self, pool: PgPool, schema: str) -> None:
         self._pool = pool
@@ -108,3 +114,7 @@ class PostgresSessionLeaseStore:
 def _require_lease(lease: object) -> None:
     if not isinstance(lease, Lease):
         raise InvalidArgumentError(f"lease must be a Lease, got {type(lease).__name__}")
+    require_id(lease.session_id, "session_id")
+    require_id(lease.holder_id, "holder_id")
+    if isinstance(lease.fencing_token, bool) or not isinstance(lease.fencing_token, int):
+        raise InvalidArgumentError(f"fencing_token must be an int, got {type(lease.fencing_token).__name__}")

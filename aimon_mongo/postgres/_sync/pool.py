@@ -47,13 +47,15 @@ class PgPool:
             self._kwargs: dict[str, Any] = {}
             self._pool: ConnectionPool[Any] | None = None
             self._owned = True
-        elif isinstance(source, ConnectionPool):
+        elif isinstance(source, ConnectionPool) and isinstance(source.conninfo, str):
             self._conninfo = source.conninfo
-            self._kwargs = dict(source.kwargs or {})
+            self._kwargs = dict(source.kwargs) if isinstance(source.kwargs, dict) else {}
             self._pool = source
             self._owned = False
         else:
-            raise TypeError(f"expected a connection string or a psycopg_pool pool, got {type(source).__name__}")
+            raise TypeError(
+                f"expected a connection string or a psycopg_pool pool with a str conninfo, got {type(source).__name__}"
+            )
         self.endpoint = endpoint(self._conninfo, self._kwargs)
 
     @property

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -105,7 +106,7 @@ class PostgresBackgroundTaskStore:
             rows = cur.fetchall()
         return [task_from_row(row) for row in rows]
 
-    def _one(self, text: str, params: list[Any]) -> BackgroundTask | None:
+    def _one(self, text: str, params: Sequence[Any]) -> BackgroundTask | None:
         with self._pool.connection(BackgroundTaskStoreError) as conn:
             cur = conn.execute(text, params)
             row = cur.fetchone()
