@@ -4,7 +4,9 @@ Schema: ``sql/V1__init.sql`` and ``sql/V2__session_log_segment.sql`` (the refere
 additive ``sql/V3__aimon_additions.sql``, applied by :func:`ensure_schema` only when asked.
 """
 
+from aimon_mongo.postgres._async.backends import AsyncPostgresSessionBackends
 from aimon_mongo.postgres._async.schema import ensure_schema as ensure_schema_async
+from aimon_mongo.postgres._sync.backends import PostgresSessionBackends
 from aimon_mongo.postgres._sync.schema import ensure_schema
 
-__all__ = ["ensure_schema", "ensure_schema_async"]
+__all__ = ["AsyncPostgresSessionBackends", "PostgresSessionBackends", "ensure_schema", "ensure_schema_async"]

@@ -16,13 +16,13 @@ from typing import Any
 
 from aimon_mongo import names as n
 from aimon_mongo.clock import Clock, system_clock
-from aimon_mongo.codec._stored import compact_json
+from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.idempotency import decode_entry, encode_result
-from aimon_mongo.errors import IdempotencyStoreError, InvalidArgumentError
+from aimon_mongo.errors import IdempotencyStoreError
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, PutOutcome, PutResult, TurnResult
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id, require_positive
+from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit, require_positive
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +96,7 @@ class AsyncPostgresIdempotencyStore:
 
     async def put_if_absent(self, entry: IdempotencyEntry, ttl: timedelta) -> PutResult:
         """Insert unless a live entry has the key (a lapsed one is overwritten); else ``EXISTING``."""
-        if not isinstance(entry, IdempotencyEntry):
-            raise InvalidArgumentError(f"entry must be an IdempotencyEntry, got {type(entry).__name__}")
+        require_instance(entry, IdempotencyEntry, "entry")
         require_positive(ttl, "ttl")
         result = None if entry.result is None else compact_json(encode_result(entry.result))
         params = [
@@ -126,8 +125,7 @@ class AsyncPostgresIdempotencyStore:
     async def mark_done(self, key: str, result: TurnResult) -> None:
         """``DONE`` with ``result``, holder cleared, expiry = database now + done TTL; missing key: WARN."""
         require_id(key, "key")
-        if not isinstance(result, TurnResult):
-            raise InvalidArgumentError(f"result must be a TurnResult, got {type(result).__name__}")
+        require_instance(result, TurnResult, "result")
         blob = compact_json(encode_result(result))
         if not await self._update(self._mark_done, [blob, self._clock(), self._done_ttl, key]):
             log.warning("mark_done: no idempotency entry for key %s", key)
@@ -160,10 +158,8 @@ class AsyncPostgresIdempotencyStore:
 
     async def find_stale_in_flight(self, cutoff: datetime, limit: int = 256) -> list[IdempotencyEntry]:
         """``IN_FLIGHT`` entries with a holder last touched before ``cutoff``, least recently touched first."""
-        if not isinstance(cutoff, datetime) or cutoff.tzinfo is None:
-            raise InvalidArgumentError("cutoff must be a timezone-aware datetime")
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidArgumentError(f"limit must be a positive int, got {limit!r}")
+        cutoff = require_aware(cutoff, "cutoff")
+        require_limit(limit)
         async with self._pool.connection(IdempotencyStoreError) as conn:
             cur = await conn.execute(self._find_stale, [cutoff, limit])
             rows = await cur.fetchall()

@@ -11,7 +11,7 @@ from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.fencing import fenced
 from aimon_mongo.postgres.rows import SEGMENT_COLUMNS, segment_from_row, segment_params
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id
+from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit
 
 _GUARD = "EXISTS (SELECT 1 FROM fence)"
 _PUT = fenced(
@@ -54,8 +54,7 @@ class AsyncPostgresSessionLogSegmentStore:
     async def put(self, segment: LogSegment, fencing_token: int) -> None:
         """Store a new segment; an existing (session, segment id) refuses with
         :class:`SessionLogSegmentStoreError`."""
-        if not isinstance(segment, LogSegment):
-            raise InvalidArgumentError(f"segment must be a LogSegment, got {type(segment).__name__}")
+        require_instance(segment, LogSegment, "segment")
         row = await self._writer.write(self._put, segment.session_id, fencing_token, **segment_params(segment))
         if row[1] is None:
             raise SessionLogSegmentStoreError(
@@ -88,12 +87,10 @@ class AsyncPostgresSessionLogSegmentStore:
     async def scan_sessions(self, created_before: datetime, cursor: str | None, limit: int) -> SegmentScanPage:
         """Sessions with a segment created before ``created_before``, in session-id order; the cursor is the
         last session id of the previous page."""
-        if not isinstance(created_before, datetime) or created_before.tzinfo is None:
-            raise InvalidArgumentError("created_before must be a timezone-aware datetime")
+        created_before = require_aware(created_before, "created_before")
         if cursor is not None and not isinstance(cursor, str):
             raise InvalidArgumentError(f"cursor must be a str or None, got {type(cursor).__name__}")
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidArgumentError(f"limit must be a positive int, got {limit!r}")
+        require_limit(limit)
         async with self._pool.connection(SessionLogSegmentStoreError) as conn:
             cur = await conn.execute(self._scan, [created_before, cursor or "", limit])
             ids = tuple(row[0] for row in await cur.fetchall())

@@ -18,14 +18,14 @@ from typing import Any
 from aimon_mongo import names as n
 from aimon_mongo._async.ports import SignalHandler
 from aimon_mongo._async_runtime import Lock
-from aimon_mongo.codec._stored import compact_json
+from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.signal import decode_signal, encode_signal
 from aimon_mongo.errors import BackendUnavailable, CodecError, InvalidArgumentError, SignalBusError
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.postgres._async.listener import AsyncSignalListener, FetchedRow
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id
+from aimon_mongo.validate import require_aware, require_id, require_instance
 
 log = logging.getLogger(__name__)
 
@@ -146,8 +146,7 @@ class AsyncPostgresSessionSignalBus:
 
     async def sweep_older_than(self, cutoff: datetime) -> int:
         """Delete signal rows created before ``cutoff`` (retention); returns how many were removed."""
-        if not isinstance(cutoff, datetime) or cutoff.tzinfo is None:
-            raise InvalidArgumentError("cutoff must be a timezone-aware datetime")
+        cutoff = require_aware(cutoff, "cutoff")
         async with self._pool.connection(SignalBusError) as conn:
             cur = await conn.execute(self._sweep, [cutoff])
             return cur.rowcount
@@ -207,8 +206,7 @@ class AsyncPostgresSessionSignalBus:
 
 
 def _row(signal: SessionSignal) -> tuple[Any, ...]:
-    if not isinstance(signal, SessionSignal):
-        raise InvalidArgumentError(f"signal must be a SessionSignal, got {type(signal).__name__}")
+    require_instance(signal, SessionSignal, "signal")
     doc = encode_signal(signal)
     return (
         doc[n.SIG_CONVERSATION_ID],

@@ -23,7 +23,7 @@ from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, Unreadab
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id
+from aimon_mongo.validate import require_id, require_instance, require_limit
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +78,7 @@ class PostgresSessionInbox:
 
     def deliver(self, message: InboundMessage) -> str:
         """Insert the envelope (JSONB); returns the row id as decimal text. ``message.id`` is ignored."""
-        if not isinstance(message, InboundMessage):
-            raise InvalidArgumentError(f"message must be an InboundMessage, got {type(message).__name__}")
+        require_instance(message, InboundMessage, "message")
         params = _deliver_params(message, to_json_envelope(message))
         with self._pool.connection(SessionInboxError) as conn:
             cur = conn.execute(self._deliver, params)
@@ -114,7 +113,7 @@ class PostgresSessionInbox:
     def peek(self, session_id: str, limit: int = 64) -> CollectedBatch:
         """What ``collect`` would return next (up to ``limit`` entries), removing nothing."""
         require_id(session_id, "session_id")
-        _require_limit(limit)
+        require_limit(limit)
         with self._pool.connection(SessionInboxError) as conn:
             cur = conn.execute(self._peek, [session_id, limit])
             rows: list[_Row] = cur.fetchall()
@@ -137,7 +136,7 @@ class PostgresSessionInbox:
 
     def list_quarantined(self, session_id: str | None = None, limit: int = 100) -> list[QuarantinedEntry]:
         """Quarantined entries, oldest first; ``raw`` is the stored envelope text."""
-        _require_limit(limit)
+        require_limit(limit)
         with self._pool.connection(SessionInboxError) as conn:
             if session_id is None:
                 cur = conn.execute(self._list_q_all, [limit])
@@ -192,11 +191,6 @@ def _priority(value: object) -> int:
     if isinstance(value, Priority):
         return value.ordinal
     raise InvalidArgumentError(f"max_priority must be a Priority, got {type(value).__name__}")
-
-
-def _require_limit(limit: object) -> None:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InvalidArgumentError(f"limit must be a positive int, got {limit!r}")
 
 
 def _quarantine_row_id(quarantine_id: object) -> int | None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from aimon_mongo.errors import AimonStorageError, InvalidArgumentError, SessionLeaseError
+from aimon_mongo.errors import AimonStorageError, SessionLeaseError
 from aimon_mongo.model import Lease
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id, require_positive
+from aimon_mongo.validate import require_id, require_lease, require_positive
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class PostgresSessionLeaseStore:
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:
         """Push the expiry to database-now + ``ttl`` if holder and token still match."""
-        _require_lease(lease)
+        require_lease(lease)
         require_positive(ttl, "ttl")
         with self._pool.connection(SessionLeaseError) as conn:
             cur = conn.execute(self._extend, [ttl, lease.session_id, lease.holder_id, lease.fencing_token])
@@ -93,7 +93,7 @@ class PostgresSessionLeaseStore:
 
     def release(self, lease: Lease) -> None:
         """Delete the lock row if holder and token match (the fence row keeps the counter). Best effort."""
-        _require_lease(lease)
+        require_lease(lease)
         try:
             with self._pool.connection(SessionLeaseError) as conn:
                 conn.execute(self._release, [lease.session_id, lease.holder_id, lease.fencing_token])
@@ -110,11 +110,3 @@ class PostgresSessionLeaseStore:
             return None
         return Lease(session_id=session_id, holder_id=row[0], fencing_token=row[1], expires_at=row[2])
 
-
-def _require_lease(lease: object) -> None:
-    if not isinstance(lease, Lease):
-        raise InvalidArgumentError(f"lease must be a Lease, got {type(lease).__name__}")
-    require_id(lease.session_id, "session_id")
-    require_id(lease.holder_id, "holder_id")
-    if isinstance(lease.fencing_token, bool) or not isinstance(lease.fencing_token, int):
-        raise InvalidArgumentError(f"fencing_token must be an int, got {type(lease.fencing_token).__name__}")

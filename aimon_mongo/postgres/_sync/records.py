@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
-from aimon_mongo.codec._stored import compact_json
+from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.totals import encode_totals
 from aimon_mongo.errors import InvalidArgumentError, SessionRecordStoreError
 from aimon_mongo.model.record import SessionRecord, SessionTotals
@@ -16,7 +16,7 @@ from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.fencing import fenced
 from aimon_mongo.postgres.rows import RECORD_COLUMNS, record_from_row
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id
+from aimon_mongo.validate import require_id, require_instance
 
 _GUARD = "EXISTS (SELECT 1 FROM fence)"
 _DONE_RECORD = ", ".join(f"done.{column}" for column in RECORD_COLUMNS.split(", "))
@@ -77,8 +77,7 @@ class PostgresSessionRecordStore:
 
     def merge_transcript(self, session_id: str, transcript: str, fencing_token: int) -> None:
         """Write the encoded transcript, keeping the side fields; creates the record if missing."""
-        if not isinstance(transcript, str):
-            raise InvalidArgumentError(f"transcript must be a str, got {type(transcript).__name__}")
+        require_instance(transcript, str, "transcript")
         self._writer.write(self._merge, session_id, fencing_token, transcript=transcript)
 
     def provision(self, session_id: str, agent_ref: str | None, fencing_token: int) -> SessionRecord:
@@ -96,8 +95,7 @@ class PostgresSessionRecordStore:
         fencing_token: int,
     ) -> None:
         """Write both fields absolutely (``None`` clears the override); no-op when no record exists."""
-        if not isinstance(totals, SessionTotals):
-            raise InvalidArgumentError(f"totals must be SessionTotals, got {type(totals).__name__}")
+        require_instance(totals, SessionTotals, "totals")
         if budget_override is not None and not isinstance(budget_override, Mapping):
             raise InvalidArgumentError(f"budget_override must be a dict or None, got {type(budget_override).__name__}")
         budget = None if budget_override is None else compact_json(dict(budget_override))

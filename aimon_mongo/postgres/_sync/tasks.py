@@ -9,12 +9,12 @@ from datetime import datetime
 from typing import Any
 
 from aimon_mongo.clock import Clock, system_clock
-from aimon_mongo.errors import BackgroundTaskStoreError, InvalidArgumentError
+from aimon_mongo.errors import BackgroundTaskStoreError
 from aimon_mongo.model import TERMINAL_STATES, BackgroundTask, TaskQuery, TaskState
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.rows import TASK_COLUMNS, task_from_row, task_params
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id
+from aimon_mongo.validate import require_aware, require_id, require_instance
 
 _UPDATES = ", ".join(f"{c} = EXCLUDED.{c}" for c in TASK_COLUMNS.split(", ")[1:])
 _PUT = (
@@ -57,8 +57,7 @@ class PostgresBackgroundTaskStore:
 
     def put(self, task: BackgroundTask) -> None:
         """Create or fully overwrite the task."""
-        if not isinstance(task, BackgroundTask):
-            raise InvalidArgumentError(f"task must be a BackgroundTask, got {type(task).__name__}")
+        require_instance(task, BackgroundTask, "task")
         require_id(task.task_id, "task_id")
         with self._pool.connection(BackgroundTaskStoreError) as conn:
             conn.execute(self._put, task_params(task))
@@ -76,22 +75,20 @@ class PostgresBackgroundTaskStore:
     def transition(self, task_id: str, to: TaskState) -> BackgroundTask | None:
         """Move a non-terminal task to ``to`` (terminal → ``end_time`` = clock now); else ``None``."""
         require_id(task_id, "task_id")
-        if not isinstance(to, TaskState):
-            raise InvalidArgumentError(f"to must be a TaskState, got {type(to).__name__}")
+        require_instance(to, TaskState, "to")
         terminal = to in TERMINAL_STATES
         return self._one(self._transition, [to.value, terminal, self._clock() if terminal else None, task_id])
 
     def heartbeat(self, task_id: str, at: datetime) -> BackgroundTask | None:
         """Set ``last_heartbeat`` of a non-terminal task; ``None`` when unknown or terminal."""
         require_id(task_id, "task_id")
-        if not isinstance(at, datetime) or at.tzinfo is None:
-            raise InvalidArgumentError("at must be a timezone-aware datetime")
+        at = require_aware(at, "at")
         return self._one(self._heartbeat, [at, task_id])
 
     def list(self, query: TaskQuery | None = None) -> list[BackgroundTask]:
         """Tasks matching ``query`` (all when ``None``), oldest start first."""
-        if query is not None and not isinstance(query, TaskQuery):
-            raise InvalidArgumentError(f"query must be a TaskQuery, got {type(query).__name__}")
+        if query is not None:
+            require_instance(query, TaskQuery, "query")
         q = query or TaskQuery()
         params: list[Any] = []
         if q.state is not None:

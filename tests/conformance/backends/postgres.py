@@ -48,7 +48,13 @@ class PostgresCluster(ClusterBase):
                     "INSERT INTO {} (conversation_id, agent_ref, priority, payload, delivered_at) "
                     "VALUES (%s, %s, %s, %s::jsonb, %s) RETURNING id"
                 ).format(table),
-                [message.session_id, message.agent_ref, int(message.priority), json.dumps(envelope), message.delivered_at],
+                [
+                    message.session_id,
+                    message.agent_ref,
+                    int(message.priority),
+                    json.dumps(envelope),
+                    message.delivered_at,
+                ],
             )
             row = await cur.fetchone()
         assert row is not None
