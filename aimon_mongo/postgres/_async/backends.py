@@ -31,7 +31,8 @@ class AsyncPostgresSessionBackends:
     ``schema`` (default ``aimon_session``) must already hold the tables: call :meth:`ensure_schema` (or
     apply ``sql/V*.sql`` by hand) once per deployment; the stores never run DDL themselves. ``clock``
     stamps what callers see (task end times, idempotency touch times); expiry and ordering use the
-    database clock. The signal bus keeps one extra connection outside the pool for LISTEN.
+    database clock. The signal bus keeps one extra connection outside the pool for LISTEN. Connections
+    the bundle opens carry ``application_name`` = ``aimon-mongo <node_id>`` (see ``pg_stat_activity``).
     """
 
     def __init__(
@@ -49,7 +50,13 @@ class AsyncPostgresSessionBackends:
         self.node_id = require_id(node_id, "node_id")
         self.schema = require_schema_name(schema)
         self._clock = clock or system_clock
-        self._pool = AsyncPgPool(source, min_size=pool_min_size, max_size=pool_max_size, timeout=timeout)
+        self._pool = AsyncPgPool(
+            source,
+            min_size=pool_min_size,
+            max_size=pool_max_size,
+            timeout=timeout,
+            application_name=f"aimon-mongo {self.node_id}"[:63],
+        )
         self._inbox = AsyncPostgresSessionInbox(self._pool, schema)
         self._leases = AsyncPostgresSessionLeaseStore(self._pool, schema)
         self._signals = AsyncPostgresSessionSignalBus(self._pool, schema, self.node_id)
@@ -101,3 +108,9 @@ class AsyncPostgresSessionBackends:
         """Stop the signal listener and close the pool if it is ours. Idempotent."""
         await self._signals.close()
         await self._pool.close()
+
+    async def __aenter__(self) -> AsyncPostgresSessionBackends:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

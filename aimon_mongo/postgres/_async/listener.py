@@ -80,6 +80,9 @@ class AsyncSignalListener:
         self._feed: SignalFeed | None = None
         self._worker: Worker | None = None
         self.reconnects = 0
+        """How often the LISTEN connection was re-established (for operators and tests)."""
+        self.backend_pid: int | None = None
+        """Server process id of the current LISTEN connection (``pg_stat_activity.pid``)."""
 
     async def start(self) -> None:
         """Connect, LISTEN and take the current last id as the starting point, then run in the background.
@@ -111,6 +114,7 @@ class AsyncSignalListener:
         self._worker = None
 
     async def _listen(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        self.backend_pid = conn.info.backend_pid
         await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(n.PG_SIGNAL_DOORBELL_CHANNEL)))
         await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._wake_channel)))
 

@@ -35,8 +35,10 @@ class AsyncPgPool:
         min_size: int = DEFAULT_MIN_SIZE,
         max_size: int = DEFAULT_MAX_SIZE,
         timeout: float = DEFAULT_TIMEOUT,
+        application_name: str = "aimon-mongo",
     ) -> None:
         self._timeout = timeout
+        self._application_name = application_name
         self._min_size = min_size
         self._max_size = max_size
         self._lock = Lock()
@@ -71,7 +73,11 @@ class AsyncPgPool:
                     min_size=self._min_size,
                     max_size=self._max_size,
                     timeout=self._timeout,
-                    kwargs={"autocommit": True, "connect_timeout": max(1, round(self._timeout))},
+                    kwargs={
+                        "autocommit": True,
+                        "connect_timeout": max(1, round(self._timeout)),
+                        "application_name": self._application_name,
+                    },
                     open=False,
                     name=f"aimon-postgres {self.endpoint}",
                 )
@@ -97,6 +103,7 @@ class AsyncPgPool:
         """A new autocommit connection outside the pool (LISTEN state is bound to one connection)."""
         kwargs = {**self._kwargs, "autocommit": True}
         kwargs.setdefault("connect_timeout", max(1, round(self._timeout)))
+        kwargs.setdefault("application_name", self._application_name)
         try:
             return await psycopg.AsyncConnection.connect(self._conninfo, **kwargs)
         except psycopg.Error as exc:

@@ -32,7 +32,8 @@ class PostgresSessionBackends:
     ``schema`` (default ``aimon_session``) must already hold the tables: call :meth:`ensure_schema` (or
     apply ``sql/V*.sql`` by hand) once per deployment; the stores never run DDL themselves. ``clock``
     stamps what callers see (task end times, idempotency touch times); expiry and ordering use the
-    database clock. The signal bus keeps one extra connection outside the pool for LISTEN.
+    database clock. The signal bus keeps one extra connection outside the pool for LISTEN. Connections
+    the bundle opens carry ``application_name`` = ``aimon-mongo <node_id>`` (see ``pg_stat_activity``).
     """
 
     def __init__(
@@ -50,7 +51,13 @@ class PostgresSessionBackends:
         self.node_id = require_id(node_id, "node_id")
         self.schema = require_schema_name(schema)
         self._clock = clock or system_clock
-        self._pool = PgPool(source, min_size=pool_min_size, max_size=pool_max_size, timeout=timeout)
+        self._pool = PgPool(
+            source,
+            min_size=pool_min_size,
+            max_size=pool_max_size,
+            timeout=timeout,
+            application_name=f"aimon-mongo {self.node_id}"[:63],
+        )
         self._inbox = PostgresSessionInbox(self._pool, schema)
         self._leases = PostgresSessionLeaseStore(self._pool, schema)
         self._signals = PostgresSessionSignalBus(self._pool, schema, self.node_id)
@@ -102,3 +109,9 @@ class PostgresSessionBackends:
         """Stop the signal listener and close the pool if it is ours. Idempotent."""
         self._signals.close()
         self._pool.close()
+
+    def __enter__(self) -> PostgresSessionBackends:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

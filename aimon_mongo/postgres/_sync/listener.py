@@ -81,6 +81,9 @@ class SignalListener:
         self._feed: SignalFeed | None = None
         self._worker: Worker | None = None
         self.reconnects = 0
+        """How often the LISTEN connection was re-established (for operators and tests)."""
+        self.backend_pid: int | None = None
+        """Server process id of the current LISTEN connection (``pg_stat_activity.pid``)."""
 
     def start(self) -> None:
         """Connect, LISTEN and take the current last id as the starting point, then run in the background.
@@ -112,6 +115,7 @@ class SignalListener:
         self._worker = None
 
     def _listen(self, conn: psycopg.Connection[Any]) -> None:
+        self.backend_pid = conn.info.backend_pid
         conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(n.PG_SIGNAL_DOORBELL_CHANNEL)))
         conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._wake_channel)))
 

@@ -36,8 +36,10 @@ class PgPool:
         min_size: int = DEFAULT_MIN_SIZE,
         max_size: int = DEFAULT_MAX_SIZE,
         timeout: float = DEFAULT_TIMEOUT,
+        application_name: str = "aimon-mongo",
     ) -> None:
         self._timeout = timeout
+        self._application_name = application_name
         self._min_size = min_size
         self._max_size = max_size
         self._lock = Lock()
@@ -72,7 +74,11 @@ class PgPool:
                     min_size=self._min_size,
                     max_size=self._max_size,
                     timeout=self._timeout,
-                    kwargs={"autocommit": True, "connect_timeout": max(1, round(self._timeout))},
+                    kwargs={
+                        "autocommit": True,
+                        "connect_timeout": max(1, round(self._timeout)),
+                        "application_name": self._application_name,
+                    },
                     open=False,
                     name=f"aimon-postgres {self.endpoint}",
                 )
@@ -98,6 +104,7 @@ class PgPool:
         """A new autocommit connection outside the pool (LISTEN state is bound to one connection)."""
         kwargs = {**self._kwargs, "autocommit": True}
         kwargs.setdefault("connect_timeout", max(1, round(self._timeout)))
+        kwargs.setdefault("application_name", self._application_name)
         try:
             return psycopg.Connection.connect(self._conninfo, **kwargs)
         except psycopg.Error as exc:
