@@ -152,3 +152,18 @@ async def test_sweep_older_than_removes_old_rows(cluster: PostgresCluster) -> No
 async def _sweep(node: Any, cutoff: datetime) -> int:
     result = node.signals.sweep_older_than(cutoff)
     return int(await result)
+
+
+async def test_listener_survives_having_no_subscriber_left(cluster: PostgresCluster) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    session = new_id()
+    first, second = Recorder(), Recorder()
+    subscription = await b.signals.subscribe(session, first.handle)
+    await subscription.unsubscribe()
+    await a.signals.publish(signal(session, "node-a", n=1))  # fetched with an empty session list
+    await asyncio.sleep(0.6)
+    await b.signals.subscribe(session, second.handle)
+    await a.signals.publish(signal(session, "node-a", n=2))
+    await wait_until(lambda: second.markers() == [2], "the signal published after subscribing again")
+    assert first.markers() == []
+    assert _raw(b).signals.listener.reconnects == 0  # no fetch failed

@@ -24,6 +24,7 @@ from aimon_mongo import names as n
 from aimon_mongo._sync_runtime import Event, Worker, join, monotonic, spawn, wait_event
 from aimon_mongo.errors import AimonStorageError, SignalBusError
 from aimon_mongo.postgres._sync.pool import PgPool
+from aimon_mongo.postgres.failures import translate
 from aimon_mongo.postgres.signal_feed import (
     FETCH_LIMIT,
     POLL_SECONDS,
@@ -45,11 +46,11 @@ _SEED = "SELECT COALESCE(MAX(id), 0) FROM {signal}"
 # payload is only read for subscribed sessions and other nodes' signals.
 _COLUMNS = (
     "SELECT id, conversation_id, kind, origin_node_id, "
-    "CASE WHEN conversation_id = ANY(%(sessions)s) AND origin_node_id <> %(node)s THEN payload::text END "
+    "CASE WHEN conversation_id = ANY(%(sessions)s::text[]) AND origin_node_id <> %(node)s THEN payload::text END "
     "FROM {signal} "
 )
 _FETCH = _COLUMNS + f"WHERE id > %(last)s ORDER BY id LIMIT {FETCH_LIMIT}"
-_FETCH_WITH_GAPS = _COLUMNS + f"WHERE id > %(last)s OR id = ANY(%(gaps)s) ORDER BY id LIMIT {FETCH_LIMIT}"
+_FETCH_WITH_GAPS = _COLUMNS + f"WHERE id > %(last)s OR id = ANY(%(gaps)s::bigint[]) ORDER BY id LIMIT {FETCH_LIMIT}"
 _WAKE_PREFIX = "aimon_wake_"
 
 
@@ -97,8 +98,8 @@ class SignalListener:
             row = cur.fetchone()
             self._feed = SignalFeed(int(row[0]) if row else 0)
         except psycopg.Error as exc:
-            conn.close()
-            raise SignalBusError(f"could not start listening on {self._pool.endpoint}: {exc}") from exc
+            _close_quietly(conn)
+            raise translate(exc, SignalBusError, self._pool.endpoint) from exc
         self._worker = spawn(lambda: self._run(conn), name=f"aimon-postgres-listen-{self._node_id}")
 
     def stop(self) -> None:
