@@ -20,7 +20,7 @@ import psycopg
 from psycopg import sql
 
 from aimon_mongo import names as n
-from aimon_mongo._async_runtime import Event, Worker, join, monotonic, spawn, wait_event
+from aimon_mongo._async_runtime import Event, Worker, monotonic, spawn, wait_event
 from aimon_mongo.errors import AimonStorageError, SignalBusError
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.failures import translate
@@ -111,7 +111,7 @@ class AsyncSignalListener:
                 await conn.execute("SELECT pg_notify(%s, '')", [self._wake_channel])
         except AimonStorageError:
             pass  # the worker notices the stop flag after its current wait instead
-        await join(self._worker, self._poll + 5.0)
+        await self._worker.join(self._poll + 5.0)
         self._worker = None
 
     async def _listen(self, conn: psycopg.AsyncConnection[Any]) -> None:

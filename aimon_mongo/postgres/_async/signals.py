@@ -25,6 +25,7 @@ from aimon_mongo.model import SessionSignal
 from aimon_mongo.postgres._async.listener import AsyncSignalListener, FetchedRow
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.sqltext import qualify
+from aimon_mongo.signal_hub import SignalHub
 from aimon_mongo.validate import require_aware, require_id, require_instance
 
 log = logging.getLogger(__name__)
@@ -57,17 +58,14 @@ _SWEEP = "DELETE FROM {signal} WHERE created_at < %s"
 class AsyncPostgresSubscription:
     """Handle of one ``subscribe`` call."""
 
-    def __init__(self, bus: AsyncPostgresSessionSignalBus, session_id: str, handler: SignalHandler) -> None:
-        self._bus = bus
+    def __init__(self, hub: SignalHub, session_id: str, sub_id: int) -> None:
+        self._hub = hub
         self._session_id = session_id
-        self._handler = handler
-        self._active = True
+        self._sub_id = sub_id
 
     async def unsubscribe(self) -> None:
         """Stop delivering to this handler. Idempotent."""
-        if self._active:
-            self._active = False
-            await self._bus._remove(self._session_id, self._handler)
+        self._hub.remove(self._session_id, self._sub_id)
 
 
 class AsyncPostgresSessionSignalBus:
@@ -82,10 +80,10 @@ class AsyncPostgresSessionSignalBus:
         self._publish = qualify(_PUBLISH, schema)
         self._publish_many = qualify(_PUBLISH_MANY, schema)
         self._sweep = qualify(_SWEEP, schema)
-        self._handlers: dict[str, tuple[SignalHandler, ...]] = {}  # replaced, never mutated
+        self._hub = SignalHub()
         self._lock = Lock()
         self._closed = False
-        self.listener = AsyncSignalListener(pool, schema, node_id, self._subscribed, self._dispatch)
+        self.listener = AsyncSignalListener(pool, schema, node_id, self._hub.sessions, self._dispatch)
         self._listening = False
 
     async def publish(self, signal: SessionSignal) -> None:
@@ -141,8 +139,7 @@ class AsyncPostgresSessionSignalBus:
             if not self._listening:
                 await self.listener.start()
                 self._listening = True
-            self._handlers = {**self._handlers, session_id: (*self._handlers.get(session_id, ()), handler)}
-        return AsyncPostgresSubscription(self, session_id, handler)
+        return AsyncPostgresSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
 
     async def sweep_older_than(self, cutoff: datetime) -> int:
         """Delete signal rows created before ``cutoff`` (retention); returns how many were removed."""
@@ -157,30 +154,14 @@ class AsyncPostgresSessionSignalBus:
             if self._closed:
                 return
             self._closed = True
-            self._handlers = {}
             listening, self._listening = self._listening, False
         if listening:
             await self.listener.stop()
 
-    async def _remove(self, session_id: str, handler: SignalHandler) -> None:
-        async with self._lock:
-            remaining = list(self._handlers.get(session_id, ()))
-            if handler in remaining:
-                remaining.remove(handler)
-            handlers = dict(self._handlers)
-            if remaining:
-                handlers[session_id] = tuple(remaining)
-            else:
-                handlers.pop(session_id, None)
-            self._handlers = handlers
-
-    def _subscribed(self) -> list[str]:
-        return list(self._handlers)
-
     async def _dispatch(self, rows: Sequence[FetchedRow]) -> None:
         for row_id, session_id, kind, origin, payload in rows:
-            handlers = self._handlers.get(session_id, ())
-            if not handlers or origin == self.node_id:
+            handlers = self._hub.receivers(session_id, origin)
+            if not handlers:
                 continue
             try:
                 signal = decode_signal(

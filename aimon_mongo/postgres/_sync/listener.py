@@ -21,7 +21,7 @@ import psycopg
 from psycopg import sql
 
 from aimon_mongo import names as n
-from aimon_mongo._sync_runtime import Event, Worker, join, monotonic, spawn, wait_event
+from aimon_mongo._sync_runtime import Event, Worker, monotonic, spawn, wait_event
 from aimon_mongo.errors import AimonStorageError, SignalBusError
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.failures import translate
@@ -112,7 +112,7 @@ class SignalListener:
                 conn.execute("SELECT pg_notify(%s, '')", [self._wake_channel])
         except AimonStorageError:
             pass  # the worker notices the stop flag after its current wait instead
-        join(self._worker, self._poll + 5.0)
+        self._worker.join(self._poll + 5.0)
         self._worker = None
 
     def _listen(self, conn: psycopg.Connection[Any]) -> None:

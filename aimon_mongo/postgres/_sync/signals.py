@@ -26,6 +26,7 @@ from aimon_mongo.model import SessionSignal
 from aimon_mongo.postgres._sync.listener import SignalListener, FetchedRow
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.sqltext import qualify
+from aimon_mongo.signal_hub import SignalHub
 from aimon_mongo.validate import require_aware, require_id, require_instance
 
 log = logging.getLogger(__name__)
@@ -58,17 +59,14 @@ _SWEEP = "DELETE FROM {signal} WHERE created_at < %s"
 class PostgresSubscription:
     """Handle of one ``subscribe`` call."""
 
-    def __init__(self, bus: PostgresSessionSignalBus, session_id: str, handler: SignalHandler) -> None:
-        self._bus = bus
+    def __init__(self, hub: SignalHub, session_id: str, sub_id: int) -> None:
+        self._hub = hub
         self._session_id = session_id
-        self._handler = handler
-        self._active = True
+        self._sub_id = sub_id
 
     def unsubscribe(self) -> None:
         """Stop delivering to this handler. Idempotent."""
-        if self._active:
-            self._active = False
-            self._bus._remove(self._session_id, self._handler)
+        self._hub.remove(self._session_id, self._sub_id)
 
 
 class PostgresSessionSignalBus:
@@ -83,10 +81,10 @@ class PostgresSessionSignalBus:
         self._publish = qualify(_PUBLISH, schema)
         self._publish_many = qualify(_PUBLISH_MANY, schema)
         self._sweep = qualify(_SWEEP, schema)
-        self._handlers: dict[str, tuple[SignalHandler, ...]] = {}  # replaced, never mutated
+        self._hub = SignalHub()
         self._lock = Lock()
         self._closed = False
-        self.listener = SignalListener(pool, schema, node_id, self._subscribed, self._dispatch)
+        self.listener = SignalListener(pool, schema, node_id, self._hub.sessions, self._dispatch)
         self._listening = False
 
     def publish(self, signal: SessionSignal) -> None:
@@ -142,8 +140,7 @@ class PostgresSessionSignalBus:
             if not self._listening:
                 self.listener.start()
                 self._listening = True
-            self._handlers = {**self._handlers, session_id: (*self._handlers.get(session_id, ()), handler)}
-        return PostgresSubscription(self, session_id, handler)
+        return PostgresSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
 
     def sweep_older_than(self, cutoff: datetime) -> int:
         """Delete signal rows created before ``cutoff`` (retention); returns how many were removed."""
@@ -158,30 +155,14 @@ class PostgresSessionSignalBus:
             if self._closed:
                 return
             self._closed = True
-            self._handlers = {}
             listening, self._listening = self._listening, False
         if listening:
             self.listener.stop()
 
-    def _remove(self, session_id: str, handler: SignalHandler) -> None:
-        with self._lock:
-            remaining = list(self._handlers.get(session_id, ()))
-            if handler in remaining:
-                remaining.remove(handler)
-            handlers = dict(self._handlers)
-            if remaining:
-                handlers[session_id] = tuple(remaining)
-            else:
-                handlers.pop(session_id, None)
-            self._handlers = handlers
-
-    def _subscribed(self) -> list[str]:
-        return list(self._handlers)
-
     def _dispatch(self, rows: Sequence[FetchedRow]) -> None:
         for row_id, session_id, kind, origin, payload in rows:
-            handlers = self._handlers.get(session_id, ())
-            if not handlers or origin == self.node_id:
+            handlers = self._hub.receivers(session_id, origin)
+            if not handlers:
                 continue
             try:
                 signal = decode_signal(
