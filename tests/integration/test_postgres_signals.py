@@ -167,3 +167,13 @@ async def test_listener_survives_having_no_subscriber_left(cluster: PostgresClus
     await wait_until(lambda: second.markers() == [2], "the signal published after subscribing again")
     assert first.markers() == []
     assert _raw(b).signals.listener.reconnects == 0  # no fetch failed
+
+
+async def test_publish_all_over_several_chunks_keeps_list_order(cluster: PostgresCluster) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    session = new_id()
+    at_b = Recorder()
+    await b.signals.subscribe(session, at_b.handle)
+    await a.signals.publish_all([signal(session, "node-a", SignalKind.STATUS, n=n) for n in range(600)])
+    await wait_until(lambda: len(at_b.received) >= 600, "600 signals in three chunks")
+    assert at_b.markers() == list(range(600))

@@ -27,7 +27,9 @@ async def apply_migrations(conn: psycopg.AsyncConnection[Any], schema: str) -> l
     applied: list[int] = []
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [lock_key(schema)])
-        await conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+        cur = await conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", [schema])
+        if await cur.fetchone() is None:  # (a role may use a schema an operator created without CREATE rights)
+            await conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
         await conn.execute(ledger_ddl(schema))
         ledger = sql.Identifier(schema, n.PG_SCHEMA_VERSION)
         cur = await conn.execute(sql.SQL("SELECT version FROM {}").format(ledger))

@@ -28,7 +28,9 @@ def apply_migrations(conn: psycopg.Connection[Any], schema: str) -> list[int]:
     applied: list[int] = []
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [lock_key(schema)])
-        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+        cur = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", [schema])
+        if cur.fetchone() is None:  # (a role may use a schema an operator created without CREATE rights)
+            conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
         conn.execute(ledger_ddl(schema))
         ledger = sql.Identifier(schema, n.PG_SCHEMA_VERSION)
         cur = conn.execute(sql.SQL("SELECT version FROM {}").format(ledger))
