@@ -17,6 +17,7 @@ from typing import Any
 
 from aimon_mongo import names as n
 from aimon_mongo._async.ports import SignalHandler
+from aimon_mongo._async.subscription import AsyncHubSubscription
 from aimon_mongo._async_runtime import Lock
 from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.signal import decode_signal, encode_signal
@@ -53,19 +54,6 @@ WITH ins AS (
 SELECT pg_notify(%s, max(id)::text) FROM ins
 """
 _SWEEP = "DELETE FROM {signal} WHERE created_at < %s"
-
-
-class AsyncPostgresSubscription:
-    """Handle of one ``subscribe`` call."""
-
-    def __init__(self, hub: SignalHub, session_id: str, sub_id: int) -> None:
-        self._hub = hub
-        self._session_id = session_id
-        self._sub_id = sub_id
-
-    async def unsubscribe(self) -> None:
-        """Stop delivering to this handler. Idempotent."""
-        self._hub.remove(self._session_id, self._sub_id)
 
 
 class AsyncPostgresSessionSignalBus:
@@ -129,7 +117,7 @@ class AsyncPostgresSessionSignalBus:
             summary = "; ".join(failures)
             raise SignalBusError(f"{len(failures)} of {len(signals)} signals were not published: {summary}")
 
-    async def subscribe(self, session_id: str, handler: SignalHandler) -> AsyncPostgresSubscription:
+    async def subscribe(self, session_id: str, handler: SignalHandler) -> AsyncHubSubscription:
         """Call ``handler`` for every signal of the session published by another node from now on."""
         require_id(session_id, "session_id")
         if not callable(handler):
@@ -139,7 +127,7 @@ class AsyncPostgresSessionSignalBus:
             if not self._listening:
                 await self.listener.start()
                 self._listening = True
-        return AsyncPostgresSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
+        return AsyncHubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
 
     async def sweep_older_than(self, cutoff: datetime) -> int:
         """Delete signal rows created before ``cutoff`` (retention); returns how many were removed."""

@@ -18,6 +18,7 @@ from typing import Any
 
 from aimon_mongo import names as n
 from aimon_mongo._sync.ports import SignalHandler
+from aimon_mongo._sync.subscription import HubSubscription
 from aimon_mongo._sync_runtime import Lock
 from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.signal import decode_signal, encode_signal
@@ -54,19 +55,6 @@ WITH ins AS (
 SELECT pg_notify(%s, max(id)::text) FROM ins
 """
 _SWEEP = "DELETE FROM {signal} WHERE created_at < %s"
-
-
-class PostgresSubscription:
-    """Handle of one ``subscribe`` call."""
-
-    def __init__(self, hub: SignalHub, session_id: str, sub_id: int) -> None:
-        self._hub = hub
-        self._session_id = session_id
-        self._sub_id = sub_id
-
-    def unsubscribe(self) -> None:
-        """Stop delivering to this handler. Idempotent."""
-        self._hub.remove(self._session_id, self._sub_id)
 
 
 class PostgresSessionSignalBus:
@@ -130,7 +118,7 @@ class PostgresSessionSignalBus:
             summary = "; ".join(failures)
             raise SignalBusError(f"{len(failures)} of {len(signals)} signals were not published: {summary}")
 
-    def subscribe(self, session_id: str, handler: SignalHandler) -> PostgresSubscription:
+    def subscribe(self, session_id: str, handler: SignalHandler) -> HubSubscription:
         """Call ``handler`` for every signal of the session published by another node from now on."""
         require_id(session_id, "session_id")
         if not callable(handler):
@@ -140,7 +128,7 @@ class PostgresSessionSignalBus:
             if not self._listening:
                 self.listener.start()
                 self._listening = True
-        return PostgresSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
+        return HubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
 
     def sweep_older_than(self, cutoff: datetime) -> int:
         """Delete signal rows created before ``cutoff`` (retention); returns how many were removed."""
