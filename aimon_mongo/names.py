@@ -237,6 +237,11 @@ PG_IDX_IDEMPOTENCY_INFLIGHT_STALE: Final = "idempotency_entry_inflight_stale_idx
 PG_IDX_IDEMPOTENCY_EXPIRES_AT: Final = "idempotency_entry_expires_at_idx"
 PG_IDX_TASK_STATE: Final = "background_task_state_idx"
 PG_IDX_TASK_CONTEXT: Final = "background_task_context_idx"
+# Ours (sql/V3__aimon_additions.sql and the migration ledger), frozen once deployed: ensure_schema() and
+# operators find applied versions, fences and quarantined entries under these names.
+PG_SESSION_FENCE: Final = "session_fence"
+PG_SCHEMA_VERSION: Final = "aimon_schema_version"
+PG_IDX_INBOX_QUARANTINE_CONV: Final = "conversation_inbox_quarantine_conv_idx"
 
 # --- Snapshot envelope (VfsSessionSnapshotStore) ---
 # Frozen: {"v":1, "subagentName", "contextId" (only when known), "snapshot": {...}}.
