@@ -1,0 +1,1 @@
+"""Redis session backend (placeholder; filled in below)."""
