@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from aimon_mongo import names as n
+from aimon_mongo.codec._fields import clip, json_type
 from aimon_mongo.errors import CodecError
+from aimon_mongo.model._base import is_blank
 from aimon_mongo.model.principal import Principal, PrincipalType
 
 _TYPES = {t.value: t for t in PrincipalType}
@@ -24,18 +24,37 @@ def encode_principal(principal: Principal) -> dict[str, Any]:
 
 
 def decode_principal(obj: object, field: str) -> Principal:
-    """Strictly read a principal stored under ``field`` (named in the error)."""
+    """Strictly read a principal stored under ``field`` (named in the error).
+
+    Refuses with :class:`CodecError`: not an object, an unknown ``type`` (e.g. ``ROBOT``), a non-string or
+    blank ``id``, a non-string ``displayName``. Principals are immutable and the same few initiators come
+    back on message after message, so decoded ones are interned (a bounded cache).
+    """
     if not isinstance(obj, Mapping):
-        raise CodecError(f"Missing {field} field (not an object)")
+        if obj is None:
+            raise CodecError(f"Missing {field} field")
+        raise CodecError(f"Missing {field} field (not an object: {json_type(obj)})")
     kind = obj.get(n.PRINCIPAL_TYPE)
-    if not isinstance(kind, str) or kind not in _TYPES:
-        shown = repr(kind[:40]) if isinstance(kind, str) else type(kind).__name__
-        raise CodecError(f"Unknown principal type in {field}: {shown}")
     pid = obj.get(n.PRINCIPAL_ID)
     display = obj.get(n.PRINCIPAL_DISPLAY_NAME)
+    if type(kind) is str and type(pid) is str and type(display) is str:
+        cached = _INTERNED.get((kind, pid, display))
+        if cached is not None:
+            return cached
+    ptype = _TYPES.get(kind) if isinstance(kind, str) else None
+    if ptype is None:
+        shown = repr(clip(kind)) if isinstance(kind, str) else json_type(kind)
+        raise CodecError(f"Unknown principal type in {field}: {shown}")
     if not isinstance(pid, str) or not isinstance(display, str):
         raise CodecError(f"Cannot reconstruct the principal in {field}: id and displayName must be strings")
-    try:
-        return Principal(type=_TYPES[kind], id=pid, display_name=display)
-    except ValidationError:
-        raise CodecError(f"Cannot reconstruct the principal in {field}: id is blank") from None
+    if is_blank(pid):
+        raise CodecError(f"Cannot reconstruct the principal in {field}: id is blank")
+    principal = Principal(type=ptype, id=str(pid), display_name=str(display))
+    if len(_INTERNED) >= _INTERNED_MAX:
+        _INTERNED.clear()
+    _INTERNED[(str(kind), principal.id, principal.display_name)] = principal
+    return principal
+
+
+_INTERNED: dict[tuple[str, str, str], Principal] = {}
+_INTERNED_MAX = 1024

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from aimon_mongo import names as n
+from aimon_mongo.codec._fields import text_map
 from aimon_mongo.codec.principal import decode_principal, encode_principal
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.submit_options import LlmCallMetadata, SubmitOptions
@@ -95,19 +96,5 @@ def _llm_metadata(value: object) -> LlmCallMetadata | None:
         if not isinstance(raw, str):
             raise CodecError(f"Cannot reconstruct the LLM call metadata: '{key}' is not a string")
         fields[attr] = raw
-    tags = value.get(n.LLM_TAGS)
-    if tags is not None:
-        if not isinstance(tags, Mapping):
-            raise CodecError("Cannot reconstruct the LLM call metadata: 'tags' is not an object")
-        fields["tags"] = {str(k): _text(v) for k, v in tags.items()}
+    fields["tags"] = text_map(value.get(n.LLM_TAGS), "llmCallMetadata.tags")
     return LlmCallMetadata(**fields)
-
-
-def _text(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    return str(value)

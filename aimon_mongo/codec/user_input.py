@@ -15,16 +15,15 @@ forward-compatibility rule: only the encoded field degrades, to the plain text b
 
 from __future__ import annotations
 
-import base64
 import binascii
-import json
 import logging
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from aimon_mongo import names as n
+from aimon_mongo.codec._fields import clip, coerce_text, compact_json, json_type, parse_json
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.user_input import (
     MAX_NESTING,
@@ -38,11 +37,21 @@ from aimon_mongo.model.user_input import (
 
 log = logging.getLogger(__name__)
 
+_VALIDATE = TypeAdapter[UserInput](UserInput).validator.validate_python
+
 TYPE_TAGS = frozenset({n.UI_TAG_TEXT, n.UI_TAG_IMAGE, n.UI_TAG_AUDIO, n.UI_TAG_FILE, n.UI_TAG_MULTIMODAL})
 
 
 def encode(inp: UserInput) -> dict[str, Any]:
-    """The JSON object of ``inp`` (keys in the frozen write order)."""
+    """The JSON object of ``inp`` (keys in the frozen write order).
+
+    Refuses a multimodal input nested deeper than :data:`MAX_NESTING` with :class:`CodecError`: no reader
+    could decode it, so it is refused before anything is stored.
+    """
+    return _encode(inp, 0)
+
+
+def _encode(inp: UserInput, depth: int) -> dict[str, Any]:
     if isinstance(inp, TextInput):
         return {n.UI_TYPE: n.UI_TAG_TEXT, n.UI_TEXT: inp.text}
     if isinstance(inp, ImageInput):
@@ -57,31 +66,30 @@ def encode(inp: UserInput) -> dict[str, Any]:
             n.UI_DATA: _b64(inp.data),
         }
     if isinstance(inp, MultimodalInput):
-        return {n.UI_TYPE: n.UI_TAG_MULTIMODAL, n.UI_INPUTS: [encode(child) for child in inp.inputs]}
+        if depth >= MAX_NESTING:
+            raise CodecError(f"user input nested deeper than {MAX_NESTING} levels")
+        children = [_encode(child, depth + 1) for child in inp.inputs]
+        return {n.UI_TYPE: n.UI_TAG_MULTIMODAL, n.UI_INPUTS: children}
     raise CodecError(f"cannot encode user input of type {type(inp).__name__}")
 
 
 def encode_to_string(inp: UserInput) -> str:
     """Compact JSON text of :func:`encode` (the MongoDB form of ``userInputEncoded``)."""
-    return json.dumps(encode(inp), separators=(",", ":"), ensure_ascii=False)
+    return compact_json(encode(inp), only_text=True)
 
 
 def decode(obj: object) -> UserInput:
     """Strictly decode a JSON object into a :data:`UserInput`; refuses with :class:`CodecError`."""
-    return _decode(obj, 0)
+    tree = _fields_tree(obj, 0)
+    try:
+        return _VALIDATE(tree, strict=True)  # type: ignore[no-any-return]
+    except ValidationError as exc:
+        raise CodecError(f"cannot reconstruct the user input: {_first_error(exc)}") from None
 
 
 def decode_from_string(text: str) -> UserInput:
     """Strictly decode the JSON text form; refuses with :class:`CodecError`."""
-    if not isinstance(text, str):
-        raise CodecError(f"encoded user input must be a JSON string, got {type(text).__name__}")
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CodecError(f"encoded user input is not valid JSON ({exc.msg} at position {exc.pos})") from None
-    except RecursionError:
-        raise CodecError(f"encoded user input nested deeper than {MAX_NESTING} levels") from None
-    return _decode(obj, 0)
+    return decode(parse_json(text, "encoded user input"))
 
 
 def decode_or_text(encoded: object, text: str, where: str | None) -> UserInput:
@@ -111,33 +119,30 @@ def _reason(exc: Exception) -> str:
     return type(exc).__name__
 
 
-def _decode(obj: object, depth: int) -> UserInput:
+def _fields_tree(obj: object, depth: int) -> dict[str, Any]:
+    """Check the stored shape and return the model fields, for one validation of the whole tree."""
     if depth > MAX_NESTING:
         raise CodecError(f"user input nested deeper than {MAX_NESTING} levels")
     if not isinstance(obj, Mapping):
-        raise CodecError(f"user input must be a JSON object, got {_json_type(obj)}")
+        raise CodecError(f"user input must be a JSON object, got {json_type(obj)}")
     tag = _required_text(obj, n.UI_TYPE)
-    try:
-        if tag == n.UI_TAG_TEXT:
-            return TextInput(text=_required_text(obj, n.UI_TEXT))
-        if tag == n.UI_TAG_IMAGE:
-            return ImageInput(mime_type=_required_text(obj, n.UI_MIME_TYPE), data=_data(obj))
-        if tag == n.UI_TAG_AUDIO:
-            return AudioInput(mime_type=_required_text(obj, n.UI_MIME_TYPE), data=_data(obj))
-        if tag == n.UI_TAG_FILE:
-            return FileInput(
-                mime_type=_required_text(obj, n.UI_MIME_TYPE),
-                file_name=_required_text(obj, n.UI_FILE_NAME),
-                data=_data(obj),
-            )
-        if tag == n.UI_TAG_MULTIMODAL:
-            inputs = obj.get(n.UI_INPUTS)
-            if not isinstance(inputs, list) or not inputs:
-                raise CodecError("multimodal input needs a non-empty 'inputs' array")
-            return MultimodalInput(inputs=tuple(_decode(child, depth + 1) for child in inputs))
-    except ValidationError as exc:
-        raise CodecError(f"cannot reconstruct the {tag} input: {_first_error(exc)}") from None
-    raise CodecError(f"Unknown user input type: {_clip(tag)}")
+    if tag == n.UI_TAG_TEXT:
+        return {"type": "text", "text": _required_text(obj, n.UI_TEXT)}
+    if tag == n.UI_TAG_IMAGE or tag == n.UI_TAG_AUDIO:
+        return {"type": tag, "mime_type": _required_text(obj, n.UI_MIME_TYPE), "data": _data(obj)}
+    if tag == n.UI_TAG_FILE:
+        return {
+            "type": "file",
+            "mime_type": _required_text(obj, n.UI_MIME_TYPE),
+            "file_name": _required_text(obj, n.UI_FILE_NAME),
+            "data": _data(obj),
+        }
+    if tag == n.UI_TAG_MULTIMODAL:
+        inputs = obj.get(n.UI_INPUTS)
+        if not isinstance(inputs, list) or not inputs:
+            raise CodecError("multimodal input needs a non-empty 'inputs' array")
+        return {"type": "multimodal", "inputs": tuple(_fields_tree(child, depth + 1) for child in inputs)}
+    raise CodecError(f"Unknown user input type: {clip(tag)}")
 
 
 def _required_text(obj: Mapping[str, Any], field: str) -> str:
@@ -145,23 +150,21 @@ def _required_text(obj: Mapping[str, Any], field: str) -> str:
     value = obj.get(field)
     if isinstance(value, str):
         return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
+    if isinstance(value, bool | int | float):
+        return coerce_text(value)
     raise CodecError(f"Missing or non-textual field '{field}'")
 
 
 def _data(obj: Mapping[str, Any]) -> bytes:
     text = _required_text(obj, n.UI_DATA)
-    try:
-        return base64.b64decode(text.encode("ascii"), validate=True)
-    except (binascii.Error, UnicodeEncodeError, ValueError):
+    try:  # standard alphabet, padding required, nothing after it, no line breaks
+        return binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, ValueError):
         raise CodecError("Invalid base64 payload in field 'data'") from None
 
 
 def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -171,21 +174,3 @@ def _first_error(exc: ValidationError) -> str:
     first = errors[0]
     loc = ".".join(str(part) for part in first.get("loc", ()))
     return f"{loc}: {first.get('msg', 'invalid value')}" if loc else str(first.get("msg", "invalid value"))
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    return type(value).__name__
-
-
-def _clip(value: str, limit: int = 40) -> str:
-    return value if len(value) <= limit else value[:limit] + "…"

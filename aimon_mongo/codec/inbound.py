@@ -1,0 +1,304 @@
+"""The inbox envelope (:class:`InboundMessage`) in its two stored forms.
+
+**JSON envelope** (Redis stream field, PostgreSQL ``payload`` JSONB), compact JSON with keys in this order,
+optional ones only when present::
+
+    conversationId, agentRef, userInput, [userInputEncoded], priority, [turnId], [contextDiscriminator],
+    [idempotencyKey], initiator, deliveredAt, metadata, [submitOptions]
+
+**MongoDB document** (``conversation_inbox``)::
+
+    {_id: ObjectId, conversationId, priority: <ordinal>, deliveredAt: <date>,
+     payload: {agentRef, contextDiscriminator, userInput, [userInputEncoded], turnId, idempotencyKey,
+               initiator, deliveredAt, metadata, [submitOptions]}}
+
+``userInput`` is always the text rendering (``as_text()``); ``userInputEncoded`` (an object in JSON, the same
+JSON as a *string* in MongoDB) is written only for non-text input, so a text submission is byte-for-byte
+what older builds wrote. On read only ``userInputEncoded`` degrades (to ``TextInput(userInput)`` with one
+WARN naming the session); everything else refuses with :class:`CodecError`, and nothing else escapes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from bson import ObjectId
+
+from aimon_mongo import names as n
+from aimon_mongo.codec import submit_options, user_input
+from aimon_mongo.codec._fields import (
+    as_utc,
+    clip,
+    compact_json,
+    json_type,
+    optional_str,
+    parse_json,
+    required_str,
+    text_map,
+)
+from aimon_mongo.codec.instant import format_instant, parse_instant
+from aimon_mongo.codec.principal import decode_principal, encode_principal
+from aimon_mongo.errors import CodecError, InvalidArgumentError
+from aimon_mongo.model._base import is_blank
+from aimon_mongo.model.inbound import InboundMessage
+from aimon_mongo.model.priority import Priority
+from aimon_mongo.model.submit_options import SubmitOptions
+from aimon_mongo.model.user_input import TextInput
+
+__all__ = [
+    "from_json_envelope",
+    "from_mongo_document",
+    "recover_address",
+    "to_json_envelope",
+    "to_mongo_document",
+]
+
+_PRIORITY_NAME = {p: p.name for p in Priority}
+_PRIORITY_BY_NAME = {p.name: p for p in Priority}
+_PRIORITY_BY_ORDINAL = {p.value: p for p in Priority}
+_EMPTY_OPTIONS = SubmitOptions.empty()
+_BSON_OPTIONS_DEPTH = 256  # deeper maps than this are refused (pydantic refuses them earlier anyway)
+
+
+# --------------------------------------------------------------------------------------------- encode
+
+
+def to_json_envelope(msg: InboundMessage) -> str:
+    """The Redis/PostgreSQL form of ``msg``: compact JSON text, keys in the frozen order."""
+    inp = msg.user_input
+    out: dict[str, Any] = {
+        n.ENV_CONVERSATION_ID: msg.session_id,
+        n.ENV_AGENT_REF: msg.agent_ref,
+        n.ENV_USER_INPUT: inp.as_text(),
+    }
+    if type(inp) is not TextInput:
+        out[n.ENV_USER_INPUT_ENCODED] = user_input.encode(inp)
+    out[n.ENV_PRIORITY] = _PRIORITY_NAME[msg.priority]
+    if msg.turn_id is not None:
+        out[n.ENV_TURN_ID] = msg.turn_id
+    if msg.context_discriminator is not None:
+        out[n.ENV_CONTEXT_DISCRIMINATOR] = msg.context_discriminator
+    if msg.idempotency_key is not None:
+        out[n.ENV_IDEMPOTENCY_KEY] = msg.idempotency_key
+    out[n.ENV_INITIATOR] = encode_principal(msg.initiator)
+    out[n.ENV_DELIVERED_AT] = format_instant(msg.delivered_at)
+    out[n.ENV_METADATA] = msg.metadata
+    if msg.submit_options is not _EMPTY_OPTIONS:
+        options = submit_options.encode(msg.submit_options)
+        if options:
+            out[n.ENV_SUBMIT_OPTIONS] = options
+            return compact_json(out)
+    return compact_json(out, only_text=True)
+
+
+def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any]:
+    """The MongoDB form of ``msg`` under the pre-allocated ``object_id``.
+
+    The top-level ``deliveredAt`` is the envelope's instant here; the store overwrites it with the server
+    clock (``$$NOW``) on delivery. BSON dates keep milliseconds, so the stored instants lose any finer part.
+    """
+    if not isinstance(object_id, ObjectId):
+        raise InvalidArgumentError(f"object_id must be a bson ObjectId, got {type(object_id).__name__}")
+    inp = msg.user_input
+    payload: dict[str, Any] = {
+        n.ENV_AGENT_REF: msg.agent_ref,
+        n.ENV_CONTEXT_DISCRIMINATOR: msg.context_discriminator,
+        n.ENV_USER_INPUT: inp.as_text(),
+    }
+    if type(inp) is not TextInput:
+        payload[n.ENV_USER_INPUT_ENCODED] = user_input.encode_to_string(inp)
+    payload[n.ENV_TURN_ID] = msg.turn_id
+    payload[n.ENV_IDEMPOTENCY_KEY] = msg.idempotency_key
+    payload[n.ENV_INITIATOR] = encode_principal(msg.initiator)
+    payload[n.ENV_DELIVERED_AT] = msg.delivered_at
+    payload[n.ENV_METADATA] = dict(msg.metadata)
+    if msg.submit_options is not _EMPTY_OPTIONS:
+        options = submit_options.encode(msg.submit_options)
+        if options:
+            payload[n.ENV_SUBMIT_OPTIONS] = options
+    return {
+        n.F_ID: object_id,
+        n.F_CONVERSATION_ID: msg.session_id,
+        n.F_PRIORITY: msg.priority.value,
+        n.F_DELIVERED_AT: msg.delivered_at,
+        n.F_PAYLOAD: payload,
+    }
+
+
+# --------------------------------------------------------------------------------------------- decode
+
+
+def from_json_envelope(text: str | bytes, entry_id: str | None = None) -> InboundMessage:
+    """Read the Redis/PostgreSQL form; ``entry_id`` (the stream entry id / row id) becomes ``msg.id``.
+
+    Refuses with :class:`CodecError` (and nothing else) when the envelope is damaged: not a JSON object, a
+    required key missing or of the wrong type, an unknown priority name or principal type, a bad instant.
+    An unreadable ``userInputEncoded`` does not refuse: it degrades to ``TextInput(userInput)``.
+    """
+    if entry_id is not None and not isinstance(entry_id, str):
+        raise InvalidArgumentError(f"entry_id must be a str, got {type(entry_id).__name__}")
+    obj = parse_json(text, "inbox envelope")
+    if type(obj) is not dict:
+        raise CodecError(f"inbox envelope must be a JSON object, got {json_type(obj)}")
+    name = obj.get(n.ENV_PRIORITY)
+    priority = _PRIORITY_BY_NAME.get(name) if type(name) is str else None
+    if priority is None:
+        raise CodecError(_bad_priority(name))
+    delivered_at = parse_instant(obj.get(n.ENV_DELIVERED_AT), n.ENV_DELIVERED_AT)
+    return _build(
+        entry_id,
+        required_str(obj, n.ENV_CONVERSATION_ID),
+        obj,
+        priority,
+        delivered_at,
+        obj.get(n.ENV_USER_INPUT_ENCODED),
+        obj.get(n.ENV_SUBMIT_OPTIONS),
+    )
+
+
+def from_mongo_document(doc: Mapping[str, Any]) -> InboundMessage:
+    """Read the MongoDB form; the ``_id`` hex becomes ``msg.id``.
+
+    BSON dates are accepted naive (PyMongo's default, read as UTC) or aware, and come back aware UTC.
+    ``userInput`` / ``userInputEncoded`` must be strings (a non-string refuses, as in the reference).
+    Refuses with :class:`CodecError` and nothing else.
+    """
+    if not isinstance(doc, Mapping):
+        raise CodecError(f"inbox document must be a document, got {json_type(doc)}")
+    oid = doc.get(n.F_ID)
+    if not isinstance(oid, ObjectId):
+        raise CodecError(f"field '{n.F_ID}' must be an ObjectId, got {json_type(oid)}")
+    ordinal = doc.get(n.F_PRIORITY)
+    priority = None
+    if isinstance(ordinal, int) and not isinstance(ordinal, bool):
+        priority = _PRIORITY_BY_ORDINAL.get(ordinal)
+    if priority is None:
+        raise CodecError(_bad_priority(ordinal))
+    payload = doc.get(n.F_PAYLOAD)
+    if not isinstance(payload, Mapping):
+        raise CodecError(f"Missing {n.F_PAYLOAD} field" if payload is None else _not_document(payload))
+    raw_at = payload.get(n.ENV_DELIVERED_AT)
+    if not isinstance(raw_at, datetime):
+        raise CodecError(f"field 'payload.{n.ENV_DELIVERED_AT}' must be a date, got {json_type(raw_at)}")
+    encoded = payload.get(n.ENV_USER_INPUT_ENCODED)
+    if encoded is not None and not isinstance(encoded, str):
+        raise CodecError(f"field '{n.ENV_USER_INPUT_ENCODED}' must be a string, got {json_type(encoded)}")
+    raw_options = payload.get(n.ENV_SUBMIT_OPTIONS)
+    if raw_options is not None:
+        raw_options = _bson_to_json(raw_options, 0)
+    session_id = required_str(doc, n.F_CONVERSATION_ID)
+    return _build(str(oid), session_id, payload, priority, as_utc(raw_at), encoded, raw_options)
+
+
+def _build(
+    message_id: str | None,
+    session_id: str,
+    body: Mapping[str, Any],
+    priority: Priority,
+    delivered_at: datetime,
+    encoded: object,
+    raw_options: object,
+) -> InboundMessage:
+    """Read the keys both forms share from ``body`` (the envelope or the Mongo payload) and build.
+
+    Every field is checked here against the model's rules (strings stay strings: no bytes or numbers read
+    as text), so the message is built without a second validation pass. ``userInputEncoded`` is read last,
+    so only an otherwise readable envelope can log the degrade WARN.
+    """
+    if is_blank(session_id):
+        raise CodecError(f"field '{n.ENV_CONVERSATION_ID}' is blank")
+    fields: dict[str, Any] = {
+        "id": message_id,
+        "turn_id": optional_str(body, n.ENV_TURN_ID),
+        "session_id": session_id,
+        "agent_ref": required_str(body, n.ENV_AGENT_REF),
+        "context_discriminator": optional_str(body, n.ENV_CONTEXT_DISCRIMINATOR),
+        "user_input": None,
+        "priority": priority,
+        "idempotency_key": optional_str(body, n.ENV_IDEMPOTENCY_KEY),
+        "initiator": decode_principal(body.get(n.ENV_INITIATOR), n.ENV_INITIATOR),
+        "delivered_at": delivered_at,
+        "metadata": text_map(body.get(n.ENV_METADATA), n.ENV_METADATA),
+        "submit_options": _EMPTY_OPTIONS if raw_options is None else submit_options.decode(raw_options),
+    }
+    text = required_str(body, n.ENV_USER_INPUT)
+    fields["user_input"] = (
+        TextInput.from_checked_fields({"type": n.UI_TAG_TEXT, "text": text})
+        if encoded is None
+        else user_input.decode_or_text(encoded, text, session_id)
+    )
+    return InboundMessage.from_checked_fields(fields)
+
+
+def _bson_to_json(value: object, depth: int) -> object:
+    """BSON values of a ``submitOptions`` subtree as JSON values (dates as instants, others as text)."""
+    if value is None or isinstance(value, str | bool | float):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, Mapping | list | tuple):
+        if depth >= _BSON_OPTIONS_DEPTH:
+            raise CodecError(f"submit options nested deeper than {_BSON_OPTIONS_DEPTH} levels")
+        if isinstance(value, Mapping):
+            return {str(k): _bson_to_json(v, depth + 1) for k, v in value.items()}
+        return [_bson_to_json(v, depth + 1) for v in value]
+    if isinstance(value, datetime):
+        return format_instant(as_utc(value))
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    return str(value)
+
+
+def _bad_priority(value: object) -> str:
+    if value is None:
+        return f"Missing required field '{n.ENV_PRIORITY}'"
+    if isinstance(value, str):
+        return f"Unknown priority: {clip(value)!r}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"Unknown priority ordinal: {value}" if -1000 < value < 1000 else "Unknown priority ordinal"
+    return f"field '{n.ENV_PRIORITY}' has the wrong type: {json_type(value)}"
+
+
+def _not_document(value: object) -> str:
+    return f"field '{n.F_PAYLOAD}' must be a document, got {json_type(value)}"
+
+
+# --------------------------------------------------------------------------------------------- recover
+
+
+def recover_address(raw: object) -> tuple[str | None, str | None]:
+    """``(turn id, idempotency key)`` of a stored entry that may be unreadable; never raises.
+
+    ``raw`` may be JSON text or bytes, a parsed envelope, a MongoDB document (ids in ``payload``) or
+    anything else. Blank or non-text values count as absent. Nothing else of the entry is returned.
+    """
+    try:
+        return _recover(raw)
+    except Exception:  # total by contract: garbage in, (None, None) out
+        return None, None
+
+
+def _recover(raw: object) -> tuple[str | None, str | None]:
+    if isinstance(raw, bytes | bytearray | memoryview):
+        raw = bytes(raw).decode("utf-8", errors="replace")
+    if isinstance(raw, str):
+        raw = json.loads(raw)
+    if not isinstance(raw, Mapping):
+        return None, None
+    nested = raw.get(n.F_PAYLOAD)
+    inner = nested if isinstance(nested, Mapping) else None
+    return _address(raw, inner, n.ENV_TURN_ID), _address(raw, inner, n.ENV_IDEMPOTENCY_KEY)
+
+
+def _address(outer: Mapping[str, Any], inner: Mapping[str, Any] | None, key: str) -> str | None:
+    for source in (outer, inner):
+        if source is None:
+            continue
+        value = source.get(key)
+        if isinstance(value, str) and value.strip():
+            return str(value)
+    return None
