@@ -24,6 +24,18 @@ class CodecError(AimonStorageError):
     """
 
 
+class SnapshotCodecError(CodecError):
+    """A session snapshot document (or a sealed segment payload) could not be encoded or decoded.
+
+    The message is the reference codec's (``"Missing or non-textual field 'role'"``, ``"Inconsistent
+    session log: ..."``): it names the field and the reason, never message text.
+    """
+
+
+class TaskResultCodecError(CodecError):
+    """A stored task result document could not be encoded or decoded."""
+
+
 class BackendUnavailable(AimonStorageError):
     """The store could not be reached, or did not answer within the configured timeout."""
 

@@ -257,6 +257,104 @@ SNAP_ENV_FORMAT_VERSION: Final = 1
 SNAP_DOC_VERSION: Final = "version"
 SNAP_DOC_CONVERSATION_ID: Final = "conversationId"
 
+# --- Session snapshot document (JsonSessionSnapshotCodec, versions 1 and 2) ---
+# Frozen: stored subagent transcripts and session records of every older build are read with these keys;
+# the same message encoding is the payload of sealed log segments.
+SNAP_FORMAT_V1: Final = 1
+SNAP_FORMAT_V2: Final = 2
+SNAP_DOC_SYSTEM_PROMPT: Final = "systemPrompt"
+SNAP_DOC_MESSAGES: Final = "messages"  # v1 only
+SNAP_DOC_NEXT_SEQ: Final = "nextSeq"  # v2 only
+SNAP_DOC_FLOOR_SEQ: Final = "floorSeq"  # v2 only
+SNAP_DOC_ENTRIES: Final = "entries"  # v2 and the segment payload
+SNAP_DOC_VIEW_STATE: Final = "viewState"  # v2, only when non-empty
+SNAP_DOC_MANIFEST: Final = "manifest"  # v2, only when something was sealed
+SNAP_DOC_REWIND_POINT: Final = "rewindPoint"
+# Retired without a version bump: ignored on read, never written, never to be reused.
+SNAP_RETIRED_COMPACTION_FAILURE_COUNT: Final = "compactionFailureCount"
+SNAP_REWIND_MESSAGE_COUNT: Final = "messageCount"  # v1 position
+SNAP_REWIND_SEQ: Final = "seq"  # v2 position
+SNAP_REWIND_USER_INPUT: Final = "userInput"
+SNAP_REWIND_SUBMIT_OPTIONS: Final = "submitOptions"
+SNAP_ENTRY_SEQ: Final = "seq"
+SNAP_ENTRY_ORIGIN: Final = "origin"
+SNAP_ENTRY_MESSAGE: Final = "message"
+SNAP_ORIGIN_CONVERSATION: Final = "CONVERSATION"
+SNAP_ORIGIN_SYNTHETIC: Final = "SYNTHETIC"
+SNAP_VIEW_SUMMARY_SPAN: Final = "summarySpan"
+SNAP_VIEW_DROPPED_RANGES: Final = "droppedRanges"
+SNAP_VIEW_ELISIONS: Final = "elisions"
+SNAP_SPAN_FROM_SEQ: Final = "fromSeq"
+SNAP_SPAN_TO_SEQ: Final = "toSeq"
+SNAP_SPAN_SUMMARY_TEXT: Final = "summaryText"
+SNAP_SPAN_BOUNDARY_ID: Final = "boundaryId"
+SNAP_SPAN_TRIGGER: Final = "trigger"
+SNAP_SPAN_PRE_TOKEN_COUNT: Final = "preTokenCount"
+SNAP_SPAN_MESSAGES_SUMMARIZED: Final = "messagesSummarized"
+SNAP_SPAN_DISCOVERED_TOOL_NAMES: Final = "discoveredToolNames"
+SNAP_RANGE_FROM_SEQ: Final = "fromSeq"
+SNAP_RANGE_TO_SEQ: Final = "toSeq"
+SNAP_ELISION_SEQ: Final = "seq"
+SNAP_ELISION_PLACEHOLDER: Final = "placeholder"
+SNAP_MANIFEST_FROM_SEQ: Final = "fromSeq"
+SNAP_MANIFEST_TO_SEQ: Final = "toSeq"
+SNAP_MANIFEST_SEGMENT_ID: Final = "segmentId"
+SNAP_MANIFEST_CONTENT_HASH: Final = "contentHash"
+SNAP_MANIFEST_ENTRY_COUNT: Final = "entryCount"
+SNAP_CONTENT_HASH_PREFIX: Final = "sha256:"  # + lowercase hex SHA-256 of the payload's UTF-8 bytes
+# Message objects (both versions).
+SNAP_MSG_ROLE: Final = "role"
+SNAP_MSG_CONTENT: Final = "content"
+SNAP_MSG_TOOL_USES: Final = "toolUses"
+SNAP_MSG_TOOL_RESULTS: Final = "toolResults"
+SNAP_MSG_ARTIFACTS: Final = "artifacts"
+SNAP_MSG_REASONING: Final = "reasoning"  # added without a version bump
+SNAP_ROLE_USER: Final = "USER"
+SNAP_ROLE_ASSISTANT: Final = "ASSISTANT"
+SNAP_ROLE_TOOL: Final = "TOOL"
+# Content blocks (their own tags, not the userInput tags).
+SNAP_BLOCK_TYPE: Final = "type"
+SNAP_BLOCK_TEXT: Final = "text"
+SNAP_BLOCK_MIME_TYPE: Final = "mimeType"
+SNAP_BLOCK_SOURCE: Final = "source"
+SNAP_BLOCK_DATA: Final = "data"
+SNAP_BLOCK_URL: Final = "url"
+SNAP_BLOCK_FILE_NAME: Final = "fileName"
+SNAP_BLOCK_TAG_TEXT: Final = "text"
+SNAP_BLOCK_TAG_IMAGE: Final = "image"
+SNAP_BLOCK_TAG_DOCUMENT: Final = "document"
+SNAP_IMAGE_SOURCE_BASE64: Final = "base64"
+SNAP_IMAGE_SOURCE_URL: Final = "url"
+SNAP_TOOL_USE_ID: Final = "id"
+SNAP_TOOL_USE_NAME: Final = "name"
+SNAP_TOOL_USE_INPUT: Final = "input"
+SNAP_RESULT_TOOL_USE_ID: Final = "toolUseId"
+SNAP_RESULT_CONTENT: Final = "content"
+SNAP_RESULT_IS_ERROR: Final = "isError"
+SNAP_ARTIFACT_PATH: Final = "path"
+SNAP_ARTIFACT_FILE_NAME: Final = "fileName"
+SNAP_ARTIFACT_SIZE: Final = "size"
+SNAP_ARTIFACT_MIME_TYPE: Final = "mimeType"
+SNAP_ARTIFACT_TOOL_USE_ID: Final = "toolUseId"
+SNAP_ARTIFACT_DOWNLOAD_TOKEN: Final = "downloadToken"
+SNAP_REASONING_PROVIDER: Final = "provider"
+SNAP_REASONING_PAYLOAD: Final = "payload"
+SNAP_REASONING_TOOL_USE_ID: Final = "toolUseId"
+
+# --- Task result document (JsonTaskResultCodec, flat, no envelope) ---
+# Frozen: "<base_dir>/<task_id>.json" objects written by every older build; the codec's version is the
+# version of record.
+TASKRES_FORMAT_VERSION: Final = 1
+TASKRES_VERSION: Final = "version"
+TASKRES_SUCCESS: Final = "success"
+TASKRES_FINAL_ANSWER: Final = "finalAnswer"
+TASKRES_ERROR_MESSAGE: Final = "errorMessage"
+TASKRES_COMPLETION_REASON: Final = "completionReason"
+TASKRES_ITERATION_COUNT: Final = "iterationCount"
+TASKRES_DURATION_MILLIS: Final = "durationMillis"
+TASKRES_TOTAL_TOKENS: Final = "totalTokens"
+TASKRES_SUMMARY_TRUNCATED: Final = "summaryTruncated"
+
 # --- Virtual filesystem on GridFS ---
 # Frozen: directory markers are zero-length files whose filename ends in "/" with metadata.type
 # "directory"; file metadata keys are read by nodes of both builds.

@@ -1,0 +1,76 @@
+"""Transcript snapshots: the ``SessionSnapshot`` model, its JSON codec (versions 1 and 2), sealed segment
+payloads, the task result codec and a plain-text rendering. Pure: nothing here does I/O."""
+
+from aimon_mongo.snapshots.codec import (
+    FORMAT_VERSION,
+    FORMAT_VERSION_V2,
+    JsonSessionSnapshotCodec,
+    content_hash,
+    decode_entries,
+    encode_entries,
+)
+from aimon_mongo.snapshots.message import (
+    Artifact,
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    ImageSource,
+    Message,
+    ReasoningTrace,
+    Role,
+    TextBlock,
+    ToolResult,
+    ToolUse,
+)
+from aimon_mongo.snapshots.model import (
+    Elision,
+    LogEntry,
+    LogOrigin,
+    ManifestEntry,
+    RewindPoint,
+    SeqRange,
+    SessionLogFormat,
+    SessionSnapshot,
+    SummarySpan,
+    ViewState,
+    log_state_problem,
+)
+from aimon_mongo.snapshots.render import LineKind, RenderLine, render, render_lines
+from aimon_mongo.snapshots.task_result import JsonTaskResultCodec, TaskResult
+
+__all__ = [
+    "FORMAT_VERSION",
+    "FORMAT_VERSION_V2",
+    "Artifact",
+    "ContentBlock",
+    "DocumentBlock",
+    "Elision",
+    "ImageBlock",
+    "ImageSource",
+    "JsonSessionSnapshotCodec",
+    "JsonTaskResultCodec",
+    "LineKind",
+    "LogEntry",
+    "LogOrigin",
+    "ManifestEntry",
+    "Message",
+    "ReasoningTrace",
+    "RenderLine",
+    "RewindPoint",
+    "Role",
+    "SeqRange",
+    "SessionLogFormat",
+    "SessionSnapshot",
+    "SummarySpan",
+    "TaskResult",
+    "TextBlock",
+    "ToolResult",
+    "ToolUse",
+    "ViewState",
+    "content_hash",
+    "decode_entries",
+    "encode_entries",
+    "log_state_problem",
+    "render",
+    "render_lines",
+]
