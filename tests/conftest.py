@@ -2,4 +2,5 @@
 
 pytest_plugins = [
     "tests.fixtures.mongo",
+    "tests.fixtures.redis",
 ]

@@ -2,8 +2,11 @@
 """Lease store on Redis: lock ``<conv>:lock:<id>`` = ``<holder>:<token>`` with PX, and the never-expiring
 fencing counter ``<conv>:lock:fence:<id>`` (reference §4.3).
 
-Holder ids may not contain ``:`` (the stored stamp is split at its last ``:``). Expiry is Redis's own
-(PX); the expiry a caller sees is computed from the server's ``TIME``.
+The stamp is split at its *last* ``:`` (the token is all digits), so a holder id may contain ``:``; the
+reference refused such ids, and reads our stamps the same way (from the right). Expiry is Redis's own
+(PX); the expiry a caller sees is computed from the server's ``TIME``. ``extend`` revives a lapsed lock
+whose token is still the counter's latest (nobody acquired since); ``release`` bumps the counter past the
+released token so a released lease can never be revived.
 """
 
 from __future__ import annotations
@@ -22,13 +25,6 @@ from aimon_mongo.validate import require_id, require_positive
 log = logging.getLogger(__name__)
 
 
-def _holder(holder_id: object) -> str:
-    holder = require_id(holder_id, "holder_id")
-    if ":" in holder:
-        raise InvalidArgumentError(f"holder_id must not contain ':' on Redis, got {holder!r}")
-    return holder
-
-
 def _lease(value: object) -> Lease:
     if not isinstance(value, Lease):
         raise InvalidArgumentError(f"lease must be a Lease, got {type(value).__name__}")
@@ -38,13 +34,15 @@ def _lease(value: object) -> Lease:
 class RedisSessionLeaseStore:
     """Holder election with fencing tokens that strictly increase per session (see the module text)."""
 
+    resurrects_lapsed = True
+
     def __init__(self, io: RedisIO, keys: RedisKeys) -> None:
         self._io = io
         self._keys = keys
 
     def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
         sid = require_id(session_id, "session_id")
-        holder = _holder(holder_id)
+        holder = require_id(holder_id, "holder_id")
         millis = ttl_millis(require_positive(ttl, "ttl"))
         keys = [self._keys.lock(sid), self._keys.lock_fence(sid)]
         with self._io.guard(SessionLeaseError, f"lease acquire of session {sid!r}"):

@@ -1,7 +1,8 @@
 --! include _now
 -- Extend a lease (a token CAS, not a liveness check). KEYS[1] lock, KEYS[2] fencing counter; ARGV[1] the
 -- stamp "<holder>:<token>", ARGV[2] lease millis, ARGV[3] token. A lapsed lock whose token is still the
--- counter's latest (nobody acquired since, and it was not released) is revived, as in the other backends.
+-- counter's latest (nobody acquired since, and it was not released) is revived, as in the other backends;
+-- the holder id of a lapsed lock cannot be checked any more (the key is gone), only its token.
 -- Returns the new expiry (server clock, epoch millis), or nil when a newer lease exists.
 local current = redis.call('GET', KEYS[1])
 if current == ARGV[1] then
