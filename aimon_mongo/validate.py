@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from aimon_mongo.errors import InvalidArgumentError
+from aimon_mongo.model.lease import Lease
+
+T = TypeVar("T")
 
 
 def require_id(value: object, argument: str) -> str:
@@ -40,3 +44,45 @@ def require_token(token: object, argument: str = "fencing_token") -> int:
 def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:60] + "…"
+
+
+def require_instance(value: object, expected: type[T], argument: str) -> T:
+    """``value`` if it is an instance of ``expected`` (e.g. an :class:`InboundMessage`)."""
+    if not isinstance(value, expected):
+        raise InvalidArgumentError(
+            f"{argument} must be a {expected.__name__}, got {type(value).__name__}: {_shown(value)}"
+        )
+    return value
+
+
+def require_limit(value: object, argument: str = "limit") -> int:
+    """A positive ``int`` page size or bound (``bool`` is refused)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgumentError(f"{argument} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise InvalidArgumentError(f"{argument} must be >= 1, got {value}")
+    return value
+
+
+def require_aware(value: object, argument: str) -> datetime:
+    """A timezone-aware ``datetime`` (naive ones are ambiguous across nodes), as UTC."""
+    if not isinstance(value, datetime):
+        raise InvalidArgumentError(f"{argument} must be a datetime, got {type(value).__name__}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidArgumentError(f"{argument} must be timezone-aware, got a naive datetime")
+    return value.astimezone(UTC)
+
+
+def optional_id(value: object, argument: str) -> str | None:
+    """``None`` or an id accepted by :func:`require_id`."""
+    return None if value is None else require_id(value, argument)
+
+
+def require_lease(lease: object, argument: str = "lease") -> Lease:
+    """A :class:`Lease` whose ids and token pass the checks above (a lease built with ``model_construct``
+    skips pydantic's validation, so its fields are checked again)."""
+    checked = require_instance(lease, Lease, argument)
+    require_id(checked.session_id, f"{argument}.session_id")
+    require_id(checked.holder_id, f"{argument}.holder_id")
+    require_token(checked.fencing_token, f"{argument}.fencing_token")
+    return checked

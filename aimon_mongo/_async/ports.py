@@ -47,7 +47,12 @@ SignalHandler = Callable[[SessionSignal], Awaitable[None]]  # sync: SignalHandle
 
 @runtime_checkable
 class AsyncSessionInbox(Protocol):
-    """Cross-node mailbox per session: at-most-once, priority then FIFO by store time."""
+    """Cross-node mailbox per session: at-most-once, priority then FIFO by store time.
+
+    ``batch_limit`` declares the most entries one ``collect`` returns (``None``: no bound).
+    """
+
+    batch_limit: int | None
 
     async def deliver(self, message: InboundMessage) -> str:
         """Append ``message`` to its session's inbox; returns the store-assigned id (``message.id`` is
@@ -90,7 +95,13 @@ class AsyncSessionInbox(Protocol):
 
 @runtime_checkable
 class AsyncSessionLeaseStore(Protocol):
-    """Holder election with fencing tokens that strictly increase per session, across release and expiry."""
+    """Holder election with fencing tokens that strictly increase per session, across release and expiry.
+
+    ``resurrects_lapsed`` declares whether ``extend`` revives a lapsed lease nobody has taken over yet
+    (MongoDB, PostgreSQL, memory: yes; Redis: no, the expired key is gone).
+    """
+
+    resurrects_lapsed: bool
 
     async def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
         """Take the lease if nobody holds a live one (the same holder gets no special treatment); ``None``
@@ -230,7 +241,10 @@ class AsyncSessionRecordStore(Protocol):
 
     Every write takes the writer's ``fencing_token`` (from its :class:`Lease`); the store keeps the highest
     token it accepted per session and refuses a lower one with
-    :class:`~aimon_mongo.errors.StaleFencingTokenError`, atomically with the write.
+    :class:`~aimon_mongo.errors.StaleFencingTokenError`, atomically with the write. The record store and the
+    log-segment store of one backend share that per-session fence: once a write with token ``T`` was
+    accepted by either, writes below ``T`` are refused by both. An equal token is accepted (one holder
+    writes many times). Reads are not fenced; deleting a record keeps its fence.
     """
 
     async def merge_transcript(self, session_id: str, transcript: str, fencing_token: int) -> None:

@@ -1,4 +1,4 @@
-"""Reading single fields out of stored shapes (parsed JSON objects and BSON documents alike).
+"""More field readers for stored shapes (on top of :mod:`aimon_mongo.codec._fields`).
 
 Every helper refuses with :class:`CodecError` naming the field and the type it found, never the stored
 value itself. Instants are accepted in both stored forms: a BSON date (``datetime``) or ISO-8601 text.
@@ -6,14 +6,14 @@ value itself. Instants are accepted in both stored forms: a BSON date (``datetim
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 from pydantic import JsonValue
 
+from aimon_mongo.codec._fields import as_utc, clip, compact_json, json_type, optional_str, parse_json, required_str
 from aimon_mongo.codec.instant import format_instant, parse_instant
 from aimon_mongo.errors import CodecError
 
@@ -21,23 +21,6 @@ E = TypeVar("E")
 
 MAX_JSON_DEPTH = 64
 """Deepest nesting accepted when a stored BSON value is turned into a JSON value."""
-
-
-def json_type(value: object) -> str:
-    """The JSON type name of ``value`` (for messages that must not echo the value)."""
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return type(value).__name__
 
 
 def require_object(value: object, what: str) -> Mapping[str, Any]:
@@ -51,19 +34,9 @@ def enum_member(value: object, members: Mapping[str, E], what: str) -> E:
     """The member stored under its name ``value``; an unknown or non-text name refuses (named, clipped)."""
     found = members.get(value) if isinstance(value, str) else None
     if found is None:
-        shown = repr(value[:40]) if isinstance(value, str) else json_type(value)
+        shown = repr(clip(value)) if isinstance(value, str) else json_type(value)
         raise CodecError(f"Unknown {what}: {shown}")
     return found
-
-
-def required_str(obj: Mapping[str, Any], key: str) -> str:
-    """A required string field; missing, null or any other type refuses."""
-    value = obj.get(key)
-    if isinstance(value, str):
-        return value
-    if value is None:
-        raise CodecError(f"Missing required field '{key}'")
-    raise CodecError(f"field '{key}' must be a string, got {json_type(value)}")
 
 
 def required_id(obj: Mapping[str, Any], key: str) -> str:
@@ -72,14 +45,6 @@ def required_id(obj: Mapping[str, Any], key: str) -> str:
     if not value.strip():
         raise CodecError(f"field '{key}' must not be blank")
     return value
-
-
-def optional_str(obj: Mapping[str, Any], key: str) -> str | None:
-    """An optional string field: absent or null is ``None``; any other non-string refuses."""
-    value = obj.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    raise CodecError(f"field '{key}' must be a string or absent, got {json_type(value)}")
 
 
 def required_bool(obj: Mapping[str, Any], key: str) -> bool:
@@ -122,12 +87,7 @@ def integer(value: object, field: str) -> int:
 def instant(value: object, field: str) -> datetime:
     """An instant stored as a BSON date (a naive one is UTC) or as ISO-8601 text."""
     if isinstance(value, datetime):
-        if value.tzinfo is None:
-            return value.replace(tzinfo=UTC)
-        try:
-            return value.astimezone(UTC)
-        except OverflowError:
-            raise CodecError(f"field '{field}' is outside the representable UTC range") from None
+        return as_utc(value)
     if value is None:
         raise CodecError(f"Missing required field '{field}'")
     return parse_instant(value, field)
@@ -173,37 +133,26 @@ def json_object(value: object, field: str) -> dict[str, JsonValue]:
     return converted
 
 
-def compact_json(value: object) -> str:
-    """Compact JSON text (``separators=(",", ":")``, non-ASCII kept, NaN/Infinity refused)."""
-    try:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except ValueError:
-        raise CodecError("value holds NaN or Infinity, which JSON cannot carry") from None
-    except TypeError as exc:
-        raise CodecError(f"value cannot be written as JSON: {exc}") from None
-    except RecursionError:
-        raise CodecError("value is nested too deeply to be written as JSON") from None
-
-
 def parse_json_object(text: object, what: str) -> Mapping[str, Any]:
     """Parse JSON text (or UTF-8 bytes) that must hold an object; refuses with :class:`CodecError` only."""
-    if isinstance(text, bytes | bytearray):
-        try:
-            text = bytes(text).decode("utf-8")
-        except UnicodeDecodeError:
-            raise CodecError(f"{what} is not UTF-8 text") from None
-    if not isinstance(text, str):
-        raise CodecError(f"{what} must be JSON text, got {type(text).__name__}")
-    try:
-        parsed = json.loads(text, parse_constant=_refuse_constant)
-    except RecursionError:
-        raise CodecError(f"{what} is nested too deeply to parse") from None
-    except json.JSONDecodeError as exc:
-        raise CodecError(f"{what} is not valid JSON ({exc.msg} at position {exc.pos})") from None
-    except ValueError:  # an integer literal beyond Python's digit limit
-        raise CodecError(f"{what} holds a number that cannot be read") from None
-    return require_object(parsed, what)
+    return require_object(parse_json(text, what), what)
 
 
-def _refuse_constant(name: str) -> object:
-    raise CodecError(f"JSON text holds {name}, which JSON does not allow")
+__all__ = [
+    "compact_json",
+    "enum_member",
+    "instant",
+    "integer",
+    "json_object",
+    "json_type",
+    "json_value",
+    "optional_bool",
+    "optional_instant",
+    "optional_int",
+    "optional_str",
+    "parse_json_object",
+    "require_object",
+    "required_bool",
+    "required_id",
+    "required_str",
+]

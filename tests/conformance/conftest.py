@@ -6,7 +6,9 @@ are awaited the same way for both flavours) or ``node`` (a ready bundle for ``no
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -27,6 +29,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture
 async def cluster(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
+    # Sync bundles run in worker threads (AsyncFacade): give the loop enough of them for the concurrency
+    # tests (8 collectors, 4 lease contenders) instead of the default min(32, cpus + 4).
+    executor = ThreadPoolExecutor(max_workers=32, thread_name_prefix="conformance")
+    asyncio.get_running_loop().set_default_executor(executor)
     family = request.param
     async with family.factory(request) as built:
         yield built

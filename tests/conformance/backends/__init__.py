@@ -127,10 +127,25 @@ class ClusterBase:
 
     is_async: bool = True
 
+    can_damage_entries: bool = False
+    """Whether the inbox stores an encoded form that :meth:`store_damaged_entry` can damage (False for the
+    in-memory inbox, which keeps objects and so never has an unreadable entry)."""
+
     def __init__(self) -> None:
         self._bundles: list[Any] = []
 
     async def build(self, node_id: str, clock: Clock | None) -> Any:
+        raise NotImplementedError
+
+    async def store_damaged_entry(self, message: Any) -> str:
+        """Store ``message`` in its session's inbox the way ``deliver`` would, but with the initiator's
+        ``type`` replaced by ``"ROBOT"`` (an unknown principal type, so the entry cannot be decoded); returns
+        the entry id. Only when ``can_damage_entries``."""
+        raise NotImplementedError
+
+    def repair(self, raw: Any) -> Any:
+        """The raw form of a quarantined entry (``QuarantinedEntry.raw``) with ``"ROBOT"`` put back to
+        ``"USER"``: what an operator passes to ``replay_quarantined``."""
         raise NotImplementedError
 
     async def node(self, node_id: str, *, clock: Clock | None = None) -> Any:

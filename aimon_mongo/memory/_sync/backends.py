@@ -1,0 +1,77 @@
+# GENERATED from aimon_mongo/memory/_async/backends.py by scripts/gen_sync.py; do not edit.
+"""The in-memory bundle (sync flavour; the sync twin is generated)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aimon_mongo._sync.ports import SessionBackends
+from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.memory._sync.signals import MemorySessionSignalBus
+from aimon_mongo.memory._sync.stores import (
+    MemoryBackgroundTaskStore,
+    MemoryIdempotencyStore,
+    MemorySessionInbox,
+    MemorySessionLeaseStore,
+    MemorySessionLogSegmentStore,
+    MemorySessionRecordStore,
+)
+from aimon_mongo.memory.storage import MemoryStorage
+from aimon_mongo.validate import require_id
+
+
+class MemorySessionBackends:
+    """All seven in-memory stores of one node.
+
+    ``storage`` is the shared state (create one :class:`MemoryStorage` and pass it to several bundles to
+    simulate nodes sharing a database; a new one is made when omitted, with ``clock`` as its clock).
+    ``clock`` stamps what this node writes itself (a terminal task's ``end_time``).
+    """
+
+    def __init__(self, node_id: str, storage: MemoryStorage | None = None, clock: Clock | None = None) -> None:
+        self.node_id = require_id(node_id, "node_id")
+        self.storage = storage if storage is not None else MemoryStorage(clock)
+        clock = clock or system_clock
+        self._inbox = MemorySessionInbox(self.storage)
+        self._leases = MemorySessionLeaseStore(self.storage)
+        self._signals = MemorySessionSignalBus(self.storage, self.node_id)
+        self._idempotency = MemoryIdempotencyStore(self.storage)
+        self._tasks = MemoryBackgroundTaskStore(self.storage, clock)
+        self._records = MemorySessionRecordStore(self.storage)
+        self._segments = MemorySessionLogSegmentStore(self.storage)
+
+    @property
+    def inbox(self) -> MemorySessionInbox:
+        return self._inbox
+
+    @property
+    def leases(self) -> MemorySessionLeaseStore:
+        return self._leases
+
+    @property
+    def signals(self) -> MemorySessionSignalBus:
+        return self._signals
+
+    @property
+    def idempotency(self) -> MemoryIdempotencyStore:
+        return self._idempotency
+
+    @property
+    def tasks(self) -> MemoryBackgroundTaskStore:
+        return self._tasks
+
+    @property
+    def records(self) -> MemorySessionRecordStore:
+        return self._records
+
+    @property
+    def segments(self) -> MemorySessionLogSegmentStore:
+        return self._segments
+
+    def close(self) -> None:
+        """Drop this node's signal subscriptions (the storage stays)."""
+        self._signals.close()
+
+
+if TYPE_CHECKING:  # the bundle satisfies the contract
+    _bundle: SessionBackends = MemorySessionBackends("node")

@@ -1,0 +1,38 @@
+"""In-memory signal routing: who subscribed to which session, on which node."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+class SignalHub:
+    """Registrations ``session -> [(node, subscription id, handler)]``; handlers are opaque here (the
+    async bus registers coroutine functions, the sync bus plain callables)."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self._lock = lock
+        self._subscribers: dict[str, dict[int, tuple[str, Callable[..., Any]]]] = {}
+        self._ids = itertools.count(1)
+
+    def add(self, session_id: str, node_id: str, handler: Callable[..., Any]) -> int:
+        with self._lock:
+            sub_id = next(self._ids)
+            self._subscribers.setdefault(session_id, {})[sub_id] = (node_id, handler)
+            return sub_id
+
+    def remove(self, session_id: str, sub_id: int) -> None:
+        with self._lock:
+            subs = self._subscribers.get(session_id)
+            if subs is not None:
+                subs.pop(sub_id, None)
+                if not subs:
+                    del self._subscribers[session_id]
+
+    def receivers(self, session_id: str, origin_node_id: str) -> list[Callable[..., Any]]:
+        """Handlers of the session on every node but the origin (no self-delivery), in subscription order."""
+        with self._lock:
+            subs = self._subscribers.get(session_id, {})
+            return [handler for node, handler in subs.values() if node != origin_node_id]

@@ -1,0 +1,138 @@
+"""Inbox: deliver / collect (priority then FIFO, batch bound, max_priority) / peek / is_empty / purge."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from aimon_mongo.model import Priority
+from tests.conformance.helpers import bounded_gather, message, new_id, rich_message
+
+
+async def test_deliver_assigns_ids_and_collect_round_trips(node: Any) -> None:
+    session = new_id()
+    original = rich_message(session)
+    entry_id = await node.inbox.deliver(original.model_copy(update={"id": "caller-id-is-ignored"}))
+    assert isinstance(entry_id, str) and entry_id and entry_id != "caller-id-is-ignored"
+    batch = await node.inbox.collect(session)
+    assert batch.unreadable == ()
+    assert batch.messages == (original.with_id(entry_id),)
+    assert await node.inbox.is_empty(session)
+
+
+async def test_priority_then_fifo(node: Any) -> None:
+    session = new_id()
+    plan = [
+        ("later-1", Priority.LATER),
+        ("next-1", Priority.NEXT),
+        ("now-1", Priority.NOW),
+        ("later-2", Priority.LATER),
+        ("next-2", Priority.NEXT),
+        ("now-2", Priority.NOW),
+        ("next-3", Priority.NEXT),
+    ]
+    for turn, priority in plan:
+        await node.inbox.deliver(message(session, turn_id=turn, priority=priority))
+    batch = await node.inbox.collect(session)
+    assert [m.turn_id for m in batch.messages] == [
+        "now-1", "now-2", "next-1", "next-2", "next-3", "later-1", "later-2",
+    ]  # fmt: skip
+
+
+async def test_max_priority_leaves_lower_tiers(node: Any) -> None:
+    session = new_id()
+    for turn, priority in [("l", Priority.LATER), ("n", Priority.NEXT), ("w", Priority.NOW)]:
+        await node.inbox.deliver(message(session, turn_id=turn, priority=priority))
+    assert [m.turn_id for m in (await node.inbox.collect(session, Priority.NOW)).messages] == ["w"]
+    assert [m.turn_id for m in (await node.inbox.collect(session, Priority.NOW)).messages] == []
+    assert not await node.inbox.is_empty(session)
+    assert [m.turn_id for m in (await node.inbox.collect(session, Priority.NEXT)).messages] == ["n"]
+    assert [m.turn_id for m in (await node.inbox.collect(session, Priority.LATER)).messages] == ["l"]
+    assert await node.inbox.is_empty(session)
+
+
+async def test_batch_bound(node: Any) -> None:
+    session = new_id()
+    bound = node.inbox.batch_limit
+    assert bound is None or (isinstance(bound, int) and bound >= 1)
+    total = (bound or 64) + 3
+    await bounded_gather(
+        [lambda i=i: node.inbox.deliver(message(session, turn_id=f"{i:03d}")) for i in range(total)], 4
+    )
+    first = await node.inbox.collect(session)
+    expected_first = total if bound is None else bound
+    assert len(first.messages) == expected_first
+    rest = await node.inbox.collect(session)
+    assert len(rest.messages) == total - expected_first
+    turns = [m.turn_id for m in first.messages + rest.messages]
+    assert sorted(turns) == [f"{i:03d}" for i in range(total)]
+    assert len(set(turns)) == total
+
+
+async def test_peek_does_not_remove(node: Any) -> None:
+    session = new_id()
+    for turn, priority in [("b", Priority.NEXT), ("a", Priority.NOW), ("c", Priority.LATER)]:
+        await node.inbox.deliver(message(session, turn_id=turn, priority=priority))
+    peeked = await node.inbox.peek(session)
+    assert [m.turn_id for m in peeked.messages] == ["a", "b", "c"]
+    assert [m.turn_id for m in (await node.inbox.peek(session, limit=2)).messages] == ["a", "b"]
+    collected = await node.inbox.collect(session)
+    assert collected.messages == peeked.messages
+
+
+async def test_purge_and_is_empty_are_per_session(node: Any) -> None:
+    first, second = new_id(), new_id()
+    assert await node.inbox.is_empty(first)
+    for session in (first, first, second):
+        await node.inbox.deliver(message(session))
+    assert not await node.inbox.is_empty(first)
+    await node.inbox.purge(first)
+    assert await node.inbox.is_empty(first)
+    assert (await node.inbox.collect(first)).is_empty()
+    assert not await node.inbox.is_empty(second)
+    await node.inbox.purge(new_id())  # purging an unknown session is a no-op
+
+
+async def test_collect_sees_entries_delivered_by_another_node(cluster: Any) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    session = new_id()
+    entry_id = await a.inbox.deliver(message(session, turn_id="from-a"))
+    batch = await b.inbox.collect(session)
+    assert [(m.id, m.turn_id) for m in batch.messages] == [(entry_id, "from-a")]
+
+
+async def test_quarantine_is_empty_without_damage(node: Any) -> None:
+    session = new_id()
+    await node.inbox.deliver(message(session))
+    await node.inbox.collect(session)
+    assert await node.inbox.list_quarantined(session) == []
+    assert await node.inbox.delete_quarantined("000000000000000000000000") is False
+
+
+@pytest.mark.slow
+async def test_eight_concurrent_collectors_take_each_message_exactly_once(cluster: Any) -> None:
+    """2,000 messages, 8 collectors on 8 nodes: every message delivered exactly once."""
+    nodes = [await cluster.node(f"node-{i}") for i in range(8)]
+    session = new_id()
+    total = 2000
+    await bounded_gather(
+        [lambda i=i: nodes[i % 8].inbox.deliver(message(session, turn_id=str(i))) for i in range(total)], 8
+    )
+    taken: list[list[str]] = [[] for _ in nodes]
+
+    async def collector(index: int) -> None:
+        inbox = nodes[index].inbox
+        while True:
+            batch = await inbox.collect(session)
+            assert batch.unreadable == ()
+            taken[index].extend(m.turn_id for m in batch.messages)
+            if batch.is_empty() and await inbox.is_empty(session):
+                return
+
+    await asyncio.gather(*(collector(i) for i in range(8)))
+    everything = [turn for part in taken for turn in part]
+    duplicated = len(everything) - len(set(everything))
+    assert (total - len(set(everything)), duplicated) == (0, 0), "(lost, duplicated)"
+    assert sorted(everything, key=int) == [str(i) for i in range(total)]

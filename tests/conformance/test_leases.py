@@ -1,0 +1,137 @@
+"""Leases: holder election, fencing tokens strictly increasing across release and expiry."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.conformance.helpers import new_id, seconds
+
+LONG = seconds(30)
+
+
+async def test_acquire_find_release(cluster: Any) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    session = new_id()
+    assert await a.leases.find_holder(session) is None
+    before = datetime.now(UTC)
+    lease = await a.leases.try_acquire(session, "node-a", LONG)
+    assert lease is not None
+    assert (lease.session_id, lease.holder_id) == (session, "node-a")
+    assert lease.fencing_token >= 1
+    assert before + timedelta(seconds=25) < lease.expires_at < before + timedelta(seconds=40)
+    assert await b.leases.try_acquire(session, "node-b", LONG) is None
+    assert await a.leases.try_acquire(session, "node-a", LONG) is None  # no special treatment for the holder
+    held = await b.leases.find_holder(session)
+    assert held is not None
+    assert (held.holder_id, held.fencing_token) == ("node-a", lease.fencing_token)
+    await a.leases.release(lease)
+    assert await b.leases.find_holder(session) is None
+    second = await b.leases.try_acquire(session, "node-b", LONG)
+    assert second is not None and second.fencing_token > lease.fencing_token
+
+
+async def test_tokens_increase_across_expiry_and_sessions_are_independent(cluster: Any) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    session, other = new_id(), new_id()
+    first = await a.leases.try_acquire(session, "node-a", timedelta(milliseconds=150))
+    assert first is not None
+    assert await b.leases.try_acquire(other, "node-b", LONG) is not None  # another session is unaffected
+    await asyncio.sleep(0.5)
+    assert await b.leases.find_holder(session) is None  # expired
+    second = await b.leases.try_acquire(session, "node-b", LONG)
+    assert second is not None and second.fencing_token > first.fencing_token
+    # The expired holder's lease is stale now: extend and release are refused / have no effect.
+    assert await a.leases.extend(first, LONG) is False
+    await a.leases.release(first)
+    held = await a.leases.find_holder(session)
+    assert held is not None and (held.holder_id, held.fencing_token) == ("node-b", second.fencing_token)
+
+
+async def test_extend_pushes_expiry_and_stale_extend_release_refused(cluster: Any) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    session = new_id()
+    lease = await a.leases.try_acquire(session, "node-a", timedelta(milliseconds=400))
+    assert lease is not None
+    assert await a.leases.extend(lease, LONG) is True
+    await asyncio.sleep(0.6)
+    held = await b.leases.find_holder(session)
+    assert held is not None and held.holder_id == "node-a"
+    assert held.expires_at > datetime.now(UTC) + timedelta(seconds=20)
+    await a.leases.release(lease)
+    successor = await b.leases.try_acquire(session, "node-b", LONG)
+    assert successor is not None
+    assert await a.leases.extend(lease, LONG) is False  # stale token
+    await a.leases.release(lease)  # stale: no effect on the successor
+    forged = lease.model_copy(update={"fencing_token": successor.fencing_token})
+    assert await a.leases.extend(forged, LONG) is False  # right token, wrong holder
+    held = await a.leases.find_holder(session)
+    assert held is not None and (held.holder_id, held.fencing_token) == ("node-b", successor.fencing_token)
+
+
+async def test_extend_of_a_lapsed_lease_follows_the_declared_capability(cluster: Any) -> None:
+    a = await cluster.node("node-a")
+    session = new_id()
+    lease = await a.leases.try_acquire(session, "node-a", timedelta(milliseconds=100))
+    assert lease is not None
+    await asyncio.sleep(0.3)
+    assert await a.leases.find_holder(session) is None
+    assert await a.leases.extend(lease, LONG) is a.leases.resurrects_lapsed
+    held = await a.leases.find_holder(session)
+    if a.leases.resurrects_lapsed:
+        assert held is not None and (held.holder_id, held.fencing_token) == ("node-a", lease.fencing_token)
+    else:
+        assert held is None
+
+
+@pytest.mark.parametrize("holder", ["$where", "a.b", "node:1|x", "ünïcode holder"])
+async def test_unusual_holder_ids_stay_literal(cluster: Any, holder: str) -> None:
+    node = await cluster.node("node-a")
+    session = new_id("$s")
+    lease = await node.leases.try_acquire(session, holder, LONG)
+    if lease is None:
+        pytest.fail(f"holder id {holder!r} was not accepted")
+    held = await node.leases.find_holder(session)
+    assert held is not None and held.holder_id == holder
+    assert await node.leases.extend(lease, LONG)
+    await node.leases.release(lease)
+    assert await node.leases.find_holder(session) is None
+
+
+@pytest.mark.slow
+async def test_contested_acquisitions_never_two_live_holders(cluster: Any) -> None:
+    """4 contenders, 1,000 acquisition attempts: holders never overlap; tokens strictly increase."""
+    nodes = [await cluster.node(f"node-{i}") for i in range(4)]
+    session = new_id()
+    state: dict[str, Any] = {"holder": None}
+    overlaps: list[tuple[str, str]] = []
+    tokens: list[int] = []
+    mismatches: list[Any] = []
+
+    async def contender(index: int) -> None:
+        name = f"node-{index}"
+        leases = nodes[index].leases
+        for _ in range(250):
+            lease = await leases.try_acquire(session, name, LONG)
+            if lease is None:
+                await asyncio.sleep(0)
+                continue
+            if state["holder"] is not None:
+                overlaps.append((state["holder"], name))
+            state["holder"] = name
+            tokens.append(lease.fencing_token)
+            held = await leases.find_holder(session)
+            if held is None or (held.holder_id, held.fencing_token) != (name, lease.fencing_token):
+                mismatches.append(held)
+            state["holder"] = None
+            await leases.release(lease)
+
+    await asyncio.gather(*(contender(i) for i in range(4)))
+    assert overlaps == []
+    assert mismatches == []
+    assert tokens, "nobody ever acquired the lease"
+    assert all(earlier < later for earlier, later in itertools.pairwise(tokens)), tokens

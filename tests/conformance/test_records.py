@@ -1,0 +1,133 @@
+"""Session records and log segments: partial writes round-trip; segments are per session and immutable."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from aimon_mongo.errors import SessionLogSegmentStoreError
+from aimon_mongo.model.record import LogSegment, SessionTotals
+from tests.conformance.helpers import new_id, now_ms
+
+TOTALS = SessionTotals(
+    turn_count=3, iterations=7, prompt_tokens=1000, completion_tokens=200, total_tokens=1200, reasoning_tokens=50
+)
+
+
+async def test_record_partial_writes_round_trip(cluster: Any) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    session = new_id()
+    assert await a.records.load(session) is None
+    assert await a.records.exists(session) is False
+
+    provisioned = await a.records.provision(session, "assistant", 1)
+    assert (provisioned.session_id, provisioned.agent_ref, provisioned.transcript) == (session, "assistant", None)
+    assert provisioned.compaction_failure_count == 0
+    assert await a.records.exists(session) is True
+    rebound = await a.records.provision(session, "another-agent", 1)  # an existing binding wins
+    assert rebound.agent_ref == "assistant"
+
+    transcript = '{"entries":[{"role":"user","text":"h\\u00e9llo \\u0000"}]}'
+    await a.records.merge_transcript(session, transcript, 1)
+    await a.records.set_totals_and_budget_override(session, TOTALS, {"maxTokens": 5000, "nested": {"a": [1]}}, 1)
+    assert await a.records.increment_compaction_failure_count(session, 1) == 1
+    assert await a.records.increment_compaction_failure_count(session, 1) == 2
+
+    record = await b.records.load(session)
+    assert record is not None
+    assert record.transcript == transcript
+    assert record.agent_ref == "assistant"
+    assert record.session_totals == TOTALS
+    assert record.budget_override == {"maxTokens": 5000, "nested": {"a": [1]}}
+    assert record.compaction_failure_count == 2
+    assert record.updated_at is not None
+
+    await b.records.merge_transcript(session, "second", 1)  # side fields are preserved
+    await b.records.reset_compaction_failure_count(session, 1)
+    await b.records.set_totals_and_budget_override(session, TOTALS, None, 1)
+    record = await a.records.load(session)
+    assert record is not None
+    assert (record.transcript, record.compaction_failure_count, record.budget_override) == ("second", 0, None)
+    assert (record.agent_ref, record.session_totals) == ("assistant", TOTALS)
+    assert session in await b.records.list_session_ids()
+
+    await a.records.delete(session, 1)
+    assert await b.records.load(session) is None
+    assert session not in await b.records.list_session_ids()
+    await a.records.delete(session, 1)  # deleting a missing record is a no-op
+
+
+async def test_merge_creates_and_side_writes_need_a_record(node: Any) -> None:
+    merged, untouched = new_id(), new_id()
+    await node.records.merge_transcript(merged, "t", 1)
+    record = await node.records.load(merged)
+    assert record is not None and (record.transcript, record.agent_ref) == ("t", None)
+    await node.records.set_totals_and_budget_override(untouched, TOTALS, {"x": 1}, 1)
+    assert await node.records.increment_compaction_failure_count(untouched, 1) == 0
+    await node.records.reset_compaction_failure_count(untouched, 1)
+    assert await node.records.load(untouched) is None
+    late = await node.records.provision(merged, "bound-late", 1)
+    assert late.agent_ref == "bound-late" and late.transcript == "t"
+
+
+def segment(session: str, segment_id: str, created_delta: timedelta = timedelta(0)) -> LogSegment:
+    return LogSegment(
+        session_id=session,
+        segment_id=segment_id,
+        from_seq=10,
+        to_seq=19,
+        entry_count=10,
+        payload='[{"seq":10,"text":"caf\\u00e9"}]',
+        created_at=now_ms() + created_delta,
+    )
+
+
+async def test_segments_round_trip_and_are_per_session(cluster: Any) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    session, other = new_id(), new_id()
+    first = segment(session, "seg-1", -timedelta(minutes=2))
+    second = segment(session, "seg-2")
+    foreign = segment(other, "seg-1")
+    await a.segments.put(first, 1)
+    await a.segments.put(second, 1)
+    await b.segments.put(foreign, 1)
+    assert await b.segments.get(session, "seg-1") == first
+    assert await b.segments.get(other, "seg-1") == foreign
+    assert await b.segments.get(session, "seg-9") is None
+    listed = await b.segments.list(session)
+    assert [(i.segment_id, i.created_at) for i in listed] == [("seg-1", first.created_at), ("seg-2", second.created_at)]
+    with pytest.raises(SessionLogSegmentStoreError):
+        await b.segments.put(segment(session, "seg-1"), 1)  # never overwritten
+    assert await a.segments.get(session, "seg-1") == first
+
+    await a.segments.delete(session, "seg-1", 1)
+    assert [i.segment_id for i in await a.segments.list(session)] == ["seg-2"]
+    assert await a.segments.get(other, "seg-1") == foreign
+    await a.segments.delete_all(session, 1)
+    assert await a.segments.list(session) == []
+    assert [i.segment_id for i in await a.segments.list(other)] == ["seg-1"]
+
+
+async def test_scan_sessions_pages_without_missing_any(node: Any) -> None:
+    prefix = new_id("scan")
+    old = [f"{prefix}-{i:02d}" for i in range(7)]
+    for i, session in enumerate(old):
+        await node.segments.put(segment(session, "a", -timedelta(hours=2)), 1)
+        if i % 2 == 0:
+            await node.segments.put(segment(session, "b", -timedelta(hours=3)), 1)
+    young = f"{prefix}-young"
+    await node.segments.put(segment(young, "a"), 1)
+    cutoff = now_ms() - timedelta(hours=1)
+    seen: list[str] = []
+    cursor = None
+    for _ in range(100):
+        page = await node.segments.scan_sessions(cutoff, cursor, 3)
+        assert len(page.session_ids) <= 3
+        seen.extend(page.session_ids)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    mine = {s for s in seen if s.startswith(prefix)}
+    assert mine == set(old)
