@@ -28,7 +28,7 @@ from aimon_mongo.model.idempotency import (
 )
 from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
-from aimon_mongo.validate import require_id, require_positive
+from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit, require_positive
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +74,7 @@ class AsyncRedisIdempotencyStore:
             return int(await self._io.script("idem_rewrite", [self._keys.idempotency(key)], args)) == 1
 
     async def put_if_absent(self, entry: IdempotencyEntry, ttl: timedelta) -> PutResult:
-        if not isinstance(entry, IdempotencyEntry):
-            raise InvalidArgumentError(f"entry must be an IdempotencyEntry, got {type(entry).__name__}")
+        require_instance(entry, IdempotencyEntry, "entry")
         require_positive(ttl, "ttl")
         if entry.holder_id is not None:
             _holder(entry.holder_id, "entry.holder_id")
@@ -88,8 +87,7 @@ class AsyncRedisIdempotencyStore:
 
     async def mark_done(self, key: str, result: TurnResult) -> None:
         require_id(key, "key")
-        if not isinstance(result, TurnResult):
-            raise InvalidArgumentError(f"result must be a TurnResult, got {type(result).__name__}")
+        require_instance(result, TurnResult, "result")
         redis_key = self._keys.idempotency(key)
         with self._io.guard(IdempotencyStoreError, f"idempotency mark_done of key {key!r}"):
             for _ in range(CAS_ATTEMPTS):
@@ -154,10 +152,8 @@ class AsyncRedisIdempotencyStore:
         return await self._rewrite(key, "compare_and_reset", "del", "", needles)
 
     async def find_stale_in_flight(self, cutoff: datetime, limit: int = 256) -> list[IdempotencyEntry]:
-        if not isinstance(cutoff, datetime) or cutoff.tzinfo is None:
-            raise InvalidArgumentError("cutoff must be a timezone-aware datetime")
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidArgumentError(f"limit must be a positive int, got {limit!r}")
+        cutoff = require_aware(cutoff, "cutoff")
+        require_limit(limit)
         stale: list[IdempotencyEntry] = []
         cursor: int = 0
         pattern = self._keys.idempotency_pattern()

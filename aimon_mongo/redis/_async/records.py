@@ -20,7 +20,7 @@ from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.layout import record_from_hash
 from aimon_mongo.redis.replies import pairs, text
-from aimon_mongo.validate import require_id, require_token
+from aimon_mongo.validate import require_id, require_instance, require_token
 
 SCAN_COUNT = 256
 
@@ -74,8 +74,7 @@ class AsyncRedisSessionRecordStore:
     ) -> None:
         sid = require_id(session_id, "session_id")
         token = require_token(fencing_token)
-        if not isinstance(totals, SessionTotals):
-            raise InvalidArgumentError(f"totals must be SessionTotals, got {type(totals).__name__}")
+        require_instance(totals, SessionTotals, "totals")
         if budget_override is not None and not isinstance(budget_override, dict):
             raise InvalidArgumentError(f"budget_override must be a dict or None, got {type(budget_override).__name__}")
         values = {n.F_SESSION_TOTALS: totals_to_json(totals), n.F_UPDATED_AT: self._now()}

@@ -29,7 +29,7 @@ from aimon_mongo.model.idempotency import (
 )
 from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
-from aimon_mongo.validate import require_id, require_positive
+from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit, require_positive
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +75,7 @@ class RedisIdempotencyStore:
             return int(self._io.script("idem_rewrite", [self._keys.idempotency(key)], args)) == 1
 
     def put_if_absent(self, entry: IdempotencyEntry, ttl: timedelta) -> PutResult:
-        if not isinstance(entry, IdempotencyEntry):
-            raise InvalidArgumentError(f"entry must be an IdempotencyEntry, got {type(entry).__name__}")
+        require_instance(entry, IdempotencyEntry, "entry")
         require_positive(ttl, "ttl")
         if entry.holder_id is not None:
             _holder(entry.holder_id, "entry.holder_id")
@@ -89,8 +88,7 @@ class RedisIdempotencyStore:
 
     def mark_done(self, key: str, result: TurnResult) -> None:
         require_id(key, "key")
-        if not isinstance(result, TurnResult):
-            raise InvalidArgumentError(f"result must be a TurnResult, got {type(result).__name__}")
+        require_instance(result, TurnResult, "result")
         redis_key = self._keys.idempotency(key)
         with self._io.guard(IdempotencyStoreError, f"idempotency mark_done of key {key!r}"):
             for _ in range(CAS_ATTEMPTS):
@@ -155,10 +153,8 @@ class RedisIdempotencyStore:
         return self._rewrite(key, "compare_and_reset", "del", "", needles)
 
     def find_stale_in_flight(self, cutoff: datetime, limit: int = 256) -> list[IdempotencyEntry]:
-        if not isinstance(cutoff, datetime) or cutoff.tzinfo is None:
-            raise InvalidArgumentError("cutoff must be a timezone-aware datetime")
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidArgumentError(f"limit must be a positive int, got {limit!r}")
+        cutoff = require_aware(cutoff, "cutoff")
+        require_limit(limit)
         stale: list[IdempotencyEntry] = []
         cursor: int = 0
         pattern = self._keys.idempotency_pattern()

@@ -35,7 +35,7 @@ from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import from_millis, text
-from aimon_mongo.validate import require_id
+from aimon_mongo.validate import require_id, require_instance, require_limit
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +49,6 @@ _QUARANTINE_SEPARATOR = "/"
 def _priority(value: object, argument: str) -> Priority:
     if isinstance(value, bool) or not isinstance(value, Priority):
         raise InvalidArgumentError(f"{argument} must be a Priority, got {type(value).__name__}")
-    return value
-
-
-def _limit(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgumentError(f"limit must be a positive int, got {value!r}")
     return value
 
 
@@ -90,12 +84,11 @@ class RedisSessionInbox:
     def __init__(self, io: RedisIO, keys: RedisKeys, collect_limit: int = DEFAULT_COLLECT_LIMIT) -> None:
         self._io = io
         self._keys = keys
-        self._collect_limit = _limit(collect_limit)
+        self._collect_limit = require_limit(collect_limit, "collect_limit")
         self.batch_limit: int | None = self._collect_limit
 
     def deliver(self, message: InboundMessage) -> str:
-        if not isinstance(message, InboundMessage):
-            raise InvalidArgumentError(f"message must be an InboundMessage, got {type(message).__name__}")
+        require_instance(message, InboundMessage, "message")
         stream = self._keys.inbox_stream(message.session_id, message.priority)
         envelope = to_json_envelope(message)
         with self._io.guard(SessionInboxError, f"deliver to session {message.session_id!r}"):
@@ -156,7 +149,7 @@ class RedisSessionInbox:
 
     def peek(self, session_id: str, limit: int = 64) -> CollectedBatch:
         sid = require_id(session_id, "session_id")
-        remaining = _limit(limit)
+        remaining = require_limit(limit)
         pipe = self._io.pipeline()
         for stream in self._keys.inbox_streams(sid):
             self._io.queue(pipe, "XRANGE", stream, "-", "+", "COUNT", remaining)
@@ -191,7 +184,7 @@ class RedisSessionInbox:
     # --- quarantine ---
 
     def list_quarantined(self, session_id: str | None = None, limit: int = 100) -> list[QuarantinedEntry]:
-        count = _limit(limit)
+        count = require_limit(limit)
         found: list[QuarantinedEntry] = []
         with self._io.guard(SessionInboxError, "quarantine listing"):
             if session_id is not None:

@@ -15,20 +15,14 @@ import logging
 from datetime import timedelta
 
 from aimon_mongo.codec.idempotency import ttl_millis
-from aimon_mongo.errors import InvalidArgumentError, SessionLeaseError
+from aimon_mongo.errors import SessionLeaseError
 from aimon_mongo.model.lease import Lease
 from aimon_mongo.redis._sync.connection import RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import from_millis, text
-from aimon_mongo.validate import require_id, require_positive
+from aimon_mongo.validate import require_id, require_lease, require_positive
 
 log = logging.getLogger(__name__)
-
-
-def _lease(value: object) -> Lease:
-    if not isinstance(value, Lease):
-        raise InvalidArgumentError(f"lease must be a Lease, got {type(value).__name__}")
-    return value
 
 
 class RedisSessionLeaseStore:
@@ -53,7 +47,7 @@ class RedisSessionLeaseStore:
         return Lease(session_id=sid, holder_id=holder, fencing_token=int(token), expires_at=from_millis(expires))
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:
-        held = _lease(lease)
+        held = require_lease(lease)
         millis = ttl_millis(require_positive(ttl, "ttl"))
         keys = [self._keys.lock(held.session_id), self._keys.lock_fence(held.session_id)]
         stamp = f"{held.holder_id}:{held.fencing_token}"
@@ -62,7 +56,7 @@ class RedisSessionLeaseStore:
         return reply is not None
 
     def release(self, lease: Lease) -> None:
-        held = _lease(lease)
+        held = require_lease(lease)
         keys = [self._keys.lock(held.session_id), self._keys.lock_fence(held.session_id)]
         stamp = f"{held.holder_id}:{held.fencing_token}"
         try:

@@ -17,7 +17,7 @@ from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.layout import segment_from_json, segment_to_json
 from aimon_mongo.redis.replies import from_millis, pairs, text, to_millis
-from aimon_mongo.validate import require_id, require_token
+from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit, require_token
 
 SCAN_COUNT = 256
 
@@ -33,8 +33,7 @@ class RedisSessionLogSegmentStore:
         return [self._keys.write_fence(sid), self._keys.segment_data(sid), self._keys.segment_created(sid)]
 
     def put(self, segment: LogSegment, fencing_token: int) -> None:
-        if not isinstance(segment, LogSegment):
-            raise InvalidArgumentError(f"segment must be a LogSegment, got {type(segment).__name__}")
+        require_instance(segment, LogSegment, "segment")
         token = require_token(fencing_token)
         sid = require_id(segment.session_id, "segment.session_id")
         seg_id = require_id(segment.segment_id, "segment.segment_id")
@@ -80,10 +79,8 @@ class RedisSessionLogSegmentStore:
         The cursor is ``"<scan cursor>"`` or ``"<scan cursor>|<last session id returned>"`` (a page cut
         short by ``limit`` resumes at the same SCAN position and skips what it already returned).
         """
-        if not isinstance(created_before, datetime) or created_before.tzinfo is None:
-            raise InvalidArgumentError("created_before must be a timezone-aware datetime")
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidArgumentError(f"limit must be a positive int, got {limit!r}")
+        created_before = require_aware(created_before, "created_before")
+        require_limit(limit)
         scan_at, after = _parse_cursor(cursor)
         cutoff = to_millis(created_before)
         found: list[str] = []

@@ -28,7 +28,7 @@ from aimon_mongo.model.signal import SessionSignal, SignalKind
 from aimon_mongo.redis._sync.connection import RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
-from aimon_mongo.validate import require_id
+from aimon_mongo.validate import require_id, require_instance
 
 log = logging.getLogger(__name__)
 
@@ -83,9 +83,8 @@ class RedisSessionSignalBus:
     def _encoded(self, signal: object) -> tuple[str, str]:
         if self._closed:
             raise SignalBusError("Bus is closed")
-        if not isinstance(signal, SessionSignal):
-            raise InvalidArgumentError(f"signal must be a SessionSignal, got {type(signal).__name__}")
-        return self._channel(signal), signal_to_json(signal)
+        checked = require_instance(signal, SessionSignal, "signal")
+        return self._channel(checked), signal_to_json(checked)
 
     def publish(self, signal: SessionSignal) -> None:
         channel, message = self._encoded(signal)

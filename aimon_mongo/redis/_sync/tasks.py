@@ -16,11 +16,12 @@ from datetime import datetime
 
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.task import task_from_json, task_to_json
-from aimon_mongo.errors import BackgroundTaskStoreError, CodecError, InvalidArgumentError
+from aimon_mongo.errors import BackgroundTaskStoreError, CodecError
 from aimon_mongo.model.task import BackgroundTask, TaskQuery, TaskState
 from aimon_mongo.redis._sync.connection import RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
+from aimon_mongo.validate import require_aware, require_instance
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +38,7 @@ class RedisBackgroundTaskStore:
         self._clock = clock
 
     def put(self, task: BackgroundTask) -> None:
-        if not isinstance(task, BackgroundTask):
-            raise InvalidArgumentError(f"task must be a BackgroundTask, got {type(task).__name__}")
+        require_instance(task, BackgroundTask, "task")
         key = self._keys.task(task.task_id)
         with self._io.guard(BackgroundTaskStoreError, f"task put of {task.task_id!r}"):
             self._io.script("task_put", [key, self._keys.task_index()], [task_to_json(task), task.task_id])
@@ -55,8 +55,7 @@ class RedisBackgroundTaskStore:
             return int(self._io.script("task_remove", [key, self._keys.task_index()], [task_id])) == 1
 
     def transition(self, task_id: str, to: TaskState) -> BackgroundTask | None:
-        if not isinstance(to, TaskState):
-            raise InvalidArgumentError(f"to must be a TaskState, got {type(to).__name__}")
+        require_instance(to, TaskState, "to")
 
         def change(task: BackgroundTask) -> BackgroundTask:
             update: dict[str, object] = {"state": to}
@@ -67,8 +66,7 @@ class RedisBackgroundTaskStore:
         return self._update(task_id, "transition", change)
 
     def heartbeat(self, task_id: str, at: datetime) -> BackgroundTask | None:
-        if not isinstance(at, datetime) or at.tzinfo is None:
-            raise InvalidArgumentError("at must be a timezone-aware datetime")
+        at = require_aware(at, "at")
         return self._update(task_id, "heartbeat", lambda task: task.model_copy(update={"last_heartbeat": at}))
 
     def _update(
@@ -89,8 +87,8 @@ class RedisBackgroundTaskStore:
         raise BackgroundTaskStoreError(f"task {action} of {task_id!r} kept racing with other writers")
 
     def list(self, query: TaskQuery | None = None) -> list[BackgroundTask]:
-        if query is not None and not isinstance(query, TaskQuery):
-            raise InvalidArgumentError(f"query must be a TaskQuery or None, got {type(query).__name__}")
+        if query is not None:
+            require_instance(query, TaskQuery, "query")
         index = self._keys.task_index()
         tasks: list[BackgroundTask] = []
         with self._io.guard(BackgroundTaskStoreError, "task list"):
