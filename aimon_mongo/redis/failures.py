@@ -7,8 +7,7 @@ the operation, never a stored payload.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from types import TracebackType
 from typing import Any
 
 from redis import exceptions as rx
@@ -26,17 +25,32 @@ def endpoint_of(client: Any) -> str:
     return f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}"
 
 
-@contextmanager
-def translated(family: type[AimonStorageError], endpoint: str, action: str) -> Iterator[None]:
-    """Run a block of Redis calls, re-raising its failures as ``family`` / ``BackendUnavailable``."""
-    try:
-        yield
-    except AimonStorageError:
-        raise
-    except (rx.ConnectionError, rx.TimeoutError, ConnectionError, TimeoutError) as exc:
-        raise BackendUnavailable(f"Redis at {endpoint} is not reachable ({action}): {_brief(exc)}") from exc
-    except rx.RedisError as exc:
-        raise family(f"Redis {action} failed: {_brief(exc)}") from exc
+class translated:
+    """Run a block of Redis calls, re-raising its failures as ``family`` / ``BackendUnavailable``.
+
+    A plain class rather than a generator-based context manager: it wraps every store call, and this
+    form costs a fraction of ``@contextmanager``'s.
+    """
+
+    __slots__ = ("_action", "_endpoint", "_family")
+
+    def __init__(self, family: type[AimonStorageError], endpoint: str, action: str) -> None:
+        self._family = family
+        self._endpoint = endpoint
+        self._action = action
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if exc is None or isinstance(exc, AimonStorageError):
+            return
+        if isinstance(exc, rx.ConnectionError | rx.TimeoutError | ConnectionError | TimeoutError):
+            raise BackendUnavailable(
+                f"Redis at {self._endpoint} is not reachable ({self._action}): {_brief(exc)}"
+            ) from exc
+        if isinstance(exc, rx.RedisError):
+            raise self._family(f"Redis {self._action} failed: {_brief(exc)}") from exc
 
 
 def stale_fence(exc: BaseException, session_id: str, token: int) -> StaleFencingTokenError | None:
