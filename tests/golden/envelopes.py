@@ -1,9 +1,10 @@
-"""Golden inbox envelopes shared by the JSON backends (Redis stream field ``p``, PostgreSQL ``payload``).
+"""Golden inbox envelopes shared by every JSON backend (Redis stream field ``p``, PostgreSQL ``payload``).
 
-Each backend's test stores the message below and compares what the store holds with the hard-coded JSON
-text here (hand-checked against the reference's key order: conversationId, agentRef, userInput,
-[userInputEncoded], priority, [turnId], [contextDiscriminator], [idempotencyKey], initiator, deliveredAt,
-metadata, [submitOptions]). One file, so both backends are pinned to the same bytes.
+Each case is one :class:`InboundMessage` and the exact JSON text our encoder writes for it, written out
+by hand: a text submission carries no ``userInputEncoded`` (byte for byte what older builds wrote); a
+multimodal one carries ``userInput`` = its text rendering plus the ``userInputEncoded`` object.
+``UNREADABLE_ENCODED_ENVELOPE_JSON`` is what a node one release ahead might write: a ``userInputEncoded``
+this build cannot read, which must degrade to the text beside it when collected.
 """
 
 from __future__ import annotations
@@ -11,62 +12,66 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from aimon_mongo.model import (
+    FileInput,
     ImageInput,
     InboundMessage,
     MultimodalInput,
     Principal,
-    Priority,
-    SubmitOptions,
+    PrincipalType,
     TextInput,
 )
 
-TEXT_MESSAGE = InboundMessage(
-    session_id="conv-7",
-    turn_id="turn-1",
-    agent_ref="assistant",
-    context_discriminator="ctx-2",
-    user_input=TextInput(text="Hello, world"),
-    priority=Priority.NEXT,
-    idempotency_key="idem-9",
-    initiator=Principal.user("u-1", "Ann"),
-    delivered_at=datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC),
-    metadata={"channel": "web"},
-)
+AT = datetime(2024, 5, 1, 12, 34, 56, 789000, tzinfo=UTC)
+SESSION = "conv-7f3a"
 
-# A text submission: no "userInputEncoded", byte-for-byte what older builds wrote.
+
+def text_message(session_id: str = SESSION) -> InboundMessage:
+    """A plain text turn as older builds submitted it: no turn id, no optional keys."""
+    return InboundMessage(
+        session_id=session_id,
+        agent_ref="support-agent",
+        user_input=TextInput(text="Where is my order #1234?"),
+        initiator=Principal(type=PrincipalType.USER, id="u-42", display_name="Ada Lovelace"),
+        delivered_at=AT,
+    )
+
+
 TEXT_ENVELOPE_JSON = (
-    '{"conversationId":"conv-7","agentRef":"assistant","userInput":"Hello, world","priority":"NEXT",'
-    '"turnId":"turn-1","contextDiscriminator":"ctx-2","idempotencyKey":"idem-9",'
-    '"initiator":{"type":"USER","id":"u-1","displayName":"Ann"},"deliveredAt":"2026-01-02T03:04:05.678Z",'
-    '"metadata":{"channel":"web"}}'
+    '{"conversationId":"conv-7f3a","agentRef":"support-agent","userInput":"Where is my order #1234?",'
+    '"priority":"NEXT","initiator":{"type":"USER","id":"u-42","displayName":"Ada Lovelace"},'
+    '"deliveredAt":"2024-05-01T12:34:56.789Z","metadata":{}}'
 )
 
-MULTIMODAL_MESSAGE = InboundMessage(
-    session_id="conv-7",
-    agent_ref="assistant",
-    user_input=MultimodalInput(inputs=(TextInput(text="Look"), ImageInput(mime_type="image/png", data=b"\x89PNG"))),
-    priority=Priority.NOW,
-    initiator=Principal.system(),
-    delivered_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
-    submit_options=SubmitOptions(principal=Principal.user("u-1", "Ann"), system_prompt_variables={"tone": "dry"}),
-)
 
-# A multimodal submission: "userInput" keeps the text rendering, "userInputEncoded" the structure.
+def multimodal_message(session_id: str = SESSION) -> InboundMessage:
+    """Text, an image and a text file, with a turn id."""
+    inputs = (
+        TextInput(text="What is wrong here?"),
+        ImageInput(mime_type="image/png", data=b"\x89PNG\r\n"),
+        FileInput(mime_type="text/plain", file_name="notes.txt", data=b"line 1\nline 2"),
+    )
+    return text_message(session_id).model_copy(
+        update={"turn_id": "turn-0002", "user_input": MultimodalInput(inputs=inputs)}
+    )
+
+
 MULTIMODAL_ENVELOPE_JSON = (
-    '{"conversationId":"conv-7","agentRef":"assistant","userInput":"Look [Image: image/png, 4 bytes]",'
-    '"userInputEncoded":{"type":"multimodal","inputs":[{"type":"text","text":"Look"},'
-    '{"type":"image","mimeType":"image/png","data":"iVBORw=="}]},"priority":"NOW",'
-    '"initiator":{"type":"SYSTEM","id":"system","displayName":"System"},"deliveredAt":"2026-01-02T03:04:05Z",'
-    '"metadata":{},"submitOptions":{"principal":{"type":"USER","id":"u-1","displayName":"Ann"},'
-    '"systemPromptVariables":{"tone":"dry"}}}'
+    '{"conversationId":"conv-7f3a","agentRef":"support-agent",'
+    '"userInput":"What is wrong here? [Image: image/png, 6 bytes] line 1\\nline 2",'
+    '"userInputEncoded":{"type":"multimodal","inputs":['
+    '{"type":"text","text":"What is wrong here?"},'
+    '{"type":"image","mimeType":"image/png","data":"iVBORw0K"},'
+    '{"type":"file","mimeType":"text/plain","fileName":"notes.txt","data":"bGluZSAxCmxpbmUgMg=="}]},'
+    '"priority":"NEXT","turnId":"turn-0002",'
+    '"initiator":{"type":"USER","id":"u-42","displayName":"Ada Lovelace"},'
+    '"deliveredAt":"2024-05-01T12:34:56.789Z","metadata":{}}'
 )
 
-# Written by a node one release ahead: an input type this build does not know. Collecting it must degrade
-# to the text beside it (FUTURE_INPUT_TEXT), never refuse the entry.
-FUTURE_INPUT_ENVELOPE_JSON = (
-    '{"conversationId":"conv-7","agentRef":"assistant","userInput":"[Video: video/mp4, 1024 bytes]",'
-    '"userInputEncoded":{"type":"video","mimeType":"video/mp4","data":"AAAA"},"priority":"NEXT",'
-    '"turnId":"turn-2","initiator":{"type":"USER","id":"u-1","displayName":"Ann"},'
-    '"deliveredAt":"2026-01-02T03:04:05.678Z","metadata":{}}'
+UNREADABLE_ENCODED_ENVELOPE_JSON = (
+    '{"conversationId":"conv-7f3a","agentRef":"support-agent","userInput":"[Video: video/mp4, 9 bytes]",'
+    '"userInputEncoded":{"type":"video","mimeType":"video/mp4","data":"AAAAAAAAAAAA"},'
+    '"priority":"NEXT","turnId":"turn-0003",'
+    '"initiator":{"type":"USER","id":"u-42","displayName":"Ada Lovelace"},'
+    '"deliveredAt":"2024-05-01T12:34:56.789Z","metadata":{}}'
 )
-FUTURE_INPUT_TEXT = "[Video: video/mp4, 1024 bytes]"
+"""Written by a newer node: ``userInputEncoded`` has a type this build does not know."""

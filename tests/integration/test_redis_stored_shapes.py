@@ -22,13 +22,15 @@ from aimon_mongo.model import (
 from aimon_mongo.model.record import LogSegment, SessionTotals
 from aimon_mongo.redis import RedisSessionBackends
 from tests.golden.envelopes import (
-    FUTURE_INPUT_ENVELOPE_JSON,
-    FUTURE_INPUT_TEXT,
     MULTIMODAL_ENVELOPE_JSON,
-    MULTIMODAL_MESSAGE,
     TEXT_ENVELOPE_JSON,
-    TEXT_MESSAGE,
+    UNREADABLE_ENCODED_ENVELOPE_JSON,
+    multimodal_message,
+    text_message,
 )
+
+TEXT_MESSAGE = text_message()
+MULTIMODAL_MESSAGE = multimodal_message()
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
 
@@ -41,32 +43,34 @@ async def test_text_submission_is_stored_byte_for_byte(redis_cluster: Any, redis
     node = await redis_cluster.node("node-a")
     entry_id = await node.inbox.deliver(TEXT_MESSAGE)
     root = redis_cluster.root
-    assert _stream(redis_client, f"{root}:aimon:inbox:conv-7:NEXT") == [
+    assert _stream(redis_client, f"{root}:aimon:inbox:conv-7f3a:NEXT") == [
         (entry_id.encode(), {b"p": TEXT_ENVELOPE_JSON.encode()})
     ]
-    batch = await node.inbox.collect("conv-7")
+    batch = await node.inbox.collect("conv-7f3a")
     assert batch.messages == (TEXT_MESSAGE.with_id(entry_id),)
-    assert redis_client.exists(f"{root}:aimon:inbox:conv-7:NEXT") == 0  # an emptied stream is removed
+    assert redis_client.exists(f"{root}:aimon:inbox:conv-7f3a:NEXT") == 0  # an emptied stream is removed
 
 
 async def test_multimodal_submission_keeps_text_and_structure(redis_cluster: Any, redis_client: redis.Redis) -> None:
     node = await redis_cluster.node("node-a")
     entry_id = await node.inbox.deliver(MULTIMODAL_MESSAGE)
-    stored = _stream(redis_client, f"{redis_cluster.root}:aimon:inbox:conv-7:NOW")
+    stored = _stream(redis_client, f"{redis_cluster.root}:aimon:inbox:conv-7f3a:NEXT")
     assert stored == [(entry_id.encode(), {b"p": MULTIMODAL_ENVELOPE_JSON.encode()})]
-    assert (await node.inbox.collect("conv-7")).messages == (MULTIMODAL_MESSAGE.with_id(entry_id),)
+    assert (await node.inbox.collect("conv-7f3a")).messages == (MULTIMODAL_MESSAGE.with_id(entry_id),)
 
 
 async def test_envelopes_written_by_other_builds_are_read(redis_cluster: Any, redis_client: redis.Redis) -> None:
     node = await redis_cluster.node("node-a")
     root = redis_cluster.root
-    text_id = redis_client.xadd(f"{root}:aimon:inbox:conv-7:NEXT", {"p": TEXT_ENVELOPE_JSON}).decode()
-    future_id = redis_client.xadd(f"{root}:aimon:inbox:conv-7:NEXT", {"p": FUTURE_INPUT_ENVELOPE_JSON}).decode()
-    batch = await node.inbox.collect("conv-7")
+    stream = f"{root}:aimon:inbox:conv-7f3a:NEXT"
+    text_id = redis_client.xadd(stream, {"p": TEXT_ENVELOPE_JSON}).decode()
+    future_id = redis_client.xadd(stream, {"p": UNREADABLE_ENCODED_ENVELOPE_JSON}).decode()
+    batch = await node.inbox.collect("conv-7f3a")
     assert batch.unreadable == ()
     assert batch.messages[0] == TEXT_MESSAGE.with_id(text_id)
     future = batch.messages[1]
-    assert (future.id, future.turn_id, future.user_input) == (future_id, "turn-2", TextInput(text=FUTURE_INPUT_TEXT))
+    expected = (future_id, "turn-0003", TextInput(text="[Video: video/mp4, 9 bytes]"))
+    assert (future.id, future.turn_id, future.user_input) == expected
 
 
 async def test_lease_lock_and_fencing_counter(redis_cluster: Any, redis_client: redis.Redis) -> None:
