@@ -79,3 +79,14 @@ class SessionRecordStoreError(AimonStorageError):
 
 class SessionLogSegmentStoreError(AimonStorageError):
     """The log-segment backend failed, or refused a duplicate segment id."""
+
+
+class SchemaGateError(AimonStorageError):
+    """The persisted-schema gate refused: a declaration, a change record, a checkpoint or a command.
+
+    ``code`` is a stable machine-readable reason (``decision-required``, ``forked-history``, ...).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)

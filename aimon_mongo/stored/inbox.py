@@ -1,0 +1,100 @@
+"""The inbox: the JSON envelope (Redis stream field ``p``, PostgreSQL ``payload``) and the MongoDB document.
+
+``userInput`` is always a *string* (the ``as_text()`` rendering); ``userInputEncoded`` is written only for
+non-text input — a JSON object in the envelope, the same JSON as *text* in MongoDB. The envelope's
+``priority`` is the tier name; MongoDB and PostgreSQL store the ordinal. The inbox entry id is never in
+the envelope (it is the stream entry id, the row id, the document ``_id``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, Literal, NotRequired, TypedDict
+
+from bson import ObjectId
+
+from aimon_mongo.schema_gate.declare import (
+    BsonDate,
+    Family,
+    Instant,
+    Jsonb,
+    JsonText,
+    PgBigint,
+    PgText,
+    PgTimestamptz,
+    body,
+    root,
+)
+
+from ._common import Principal
+from .submit_options import SubmitOptionsJson
+from .user_input import UserInputJson
+
+FORMAT_VERSION: Final = 1
+FAMILY: Final = Family("inbox", FORMAT_VERSION)
+
+PriorityName = Literal["NOW", "NEXT", "LATER"]
+PriorityOrdinal = Literal[0, 1, 2]
+
+
+@root("inbox.json-envelope", FAMILY)
+@body
+class InboxEnvelopeJson(TypedDict):
+    conversationId: str
+    agentRef: str
+    userInput: str
+    userInputEncoded: NotRequired[UserInputJson]
+    priority: PriorityName
+    turnId: NotRequired[str]
+    contextDiscriminator: NotRequired[str]
+    idempotencyKey: NotRequired[str]
+    initiator: Principal
+    deliveredAt: Instant
+    metadata: dict[str, str]
+    submitOptions: NotRequired[SubmitOptionsJson]
+
+
+@root("redis.inbox.stream-entry", FAMILY)
+class RedisInboxStreamEntry(TypedDict):
+    """One entry of ``aimon:inbox:<session>:<PRIORITY>``: a single field ``p``."""
+
+    p: Annotated[str, JsonText(InboxEnvelopeJson)]
+
+
+@root("postgres.inbox.row", FAMILY)
+class PostgresInboxRow(TypedDict):
+    """A row of ``conversation_inbox``."""
+
+    id: PgBigint
+    conversation_id: PgText
+    agent_ref: PgText
+    priority: PriorityOrdinal
+    payload: Annotated[object, Jsonb(InboxEnvelopeJson)]
+    delivered_at: PgTimestamptz
+
+
+@root("mongo.inbox.payload", FAMILY)
+@body
+class MongoInboxPayload(TypedDict):
+    """The ``payload`` subdocument: no session id, no priority; absent optionals are explicit nulls."""
+
+    agentRef: str
+    contextDiscriminator: str | None
+    userInput: str
+    userInputEncoded: NotRequired[Annotated[str, JsonText(UserInputJson)]]
+    turnId: str | None
+    idempotencyKey: str | None
+    initiator: Principal
+    deliveredAt: BsonDate
+    metadata: dict[str, str]
+    submitOptions: NotRequired[SubmitOptionsJson]
+
+
+@root("mongo.inbox.document", FAMILY)
+class MongoInboxDocument(TypedDict):
+    """A document of ``conversation_inbox``; the top-level ``deliveredAt`` is server time (FIFO order)."""
+
+    _id: ObjectId
+    conversationId: str
+    priority: PriorityOrdinal
+    deliveredAt: BsonDate
+    payload: MongoInboxPayload
