@@ -8,6 +8,7 @@ live here — never logic.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -15,8 +16,6 @@ from typing import Any
 Lock = asyncio.Lock
 Event = asyncio.Event
 monotonic = time.monotonic
-Worker = asyncio.Task[None]
-"""A background activity started by :func:`spawn`."""
 
 
 async def sleep(seconds: float) -> None:
@@ -24,21 +23,35 @@ async def sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
-def spawn(target: Callable[[], Coroutine[Any, Any, None]], name: str) -> Worker:
-    """Run ``target()`` in the background: a task on the running loop."""
-    return asyncio.get_running_loop().create_task(target(), name=name)
-
-
-async def join(worker: Worker, timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for ``worker`` to finish (never cancels it); True if it did."""
-    done, _ = await asyncio.wait({worker}, timeout=timeout)
-    return bool(done)
-
-
-async def wait_event(event: Event, timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for ``event``; True if it is set."""
+async def wait_event(event: asyncio.Event, timeout: float) -> bool:
+    """Wait until ``event`` is set or ``timeout`` seconds passed; True when it is set."""
+    if event.is_set():
+        return True
     try:
         await asyncio.wait_for(event.wait(), timeout)
     except TimeoutError:
         return False
     return True
+
+
+class Worker:
+    """A background activity: an asyncio task here (a daemon thread in the sync flavour)."""
+
+    def __init__(self, target: Callable[[], Coroutine[Any, Any, None]], name: str) -> None:
+        self._task: asyncio.Task[None] = asyncio.get_running_loop().create_task(target(), name=name)
+
+    async def join(self, timeout: float) -> None:
+        """Wait for the activity to end; after ``timeout`` seconds cancel it."""
+        done, _ = await asyncio.wait({self._task}, timeout=timeout)
+        if not done:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def is_alive(self) -> bool:
+        return not self._task.done()
+
+
+def spawn(target: Callable[[], Coroutine[Any, Any, None]], name: str) -> Worker:
+    """Start ``target`` in the background (on the running event loop)."""
+    return Worker(target, name)

@@ -12,8 +12,6 @@ from collections.abc import Callable
 Lock = threading.Lock
 Event = threading.Event
 monotonic = time.monotonic
-Worker = threading.Thread
-"""A background activity started by :func:`spawn`."""
 
 
 def sleep(seconds: float) -> None:
@@ -21,19 +19,28 @@ def sleep(seconds: float) -> None:
     time.sleep(seconds)
 
 
-def spawn(target: Callable[[], None], name: str) -> Worker:
-    """Run ``target()`` in the background: a daemon thread."""
-    worker = threading.Thread(target=target, name=name, daemon=True)
-    worker.start()
-    return worker
-
-
-def join(worker: Worker, timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for ``worker`` to finish; True if it did."""
-    worker.join(timeout)
-    return not worker.is_alive()
-
-
-def wait_event(event: Event, timeout: float) -> bool:
-    """Wait up to ``timeout`` seconds for ``event``; True if it is set."""
+def wait_event(event: threading.Event, timeout: float) -> bool:
+    """Wait until ``event`` is set or ``timeout`` seconds passed; True when it is set."""
     return event.wait(timeout)
+
+
+class Worker:
+    """A background activity: a daemon thread here (an asyncio task in the async flavour)."""
+
+    def __init__(self, target: Callable[[], None], name: str) -> None:
+        self._thread = threading.Thread(target=target, name=name, daemon=True)
+        self._thread.start()
+
+    def join(self, timeout: float) -> None:
+        """Wait for the activity to end, at most ``timeout`` seconds (a thread cannot be cancelled; the
+        target must watch its stop event)."""
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()
+
+
+def spawn(target: Callable[[], None], name: str) -> Worker:
+    """Start ``target`` on a daemon thread."""
+    return Worker(target, name)

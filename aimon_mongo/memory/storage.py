@@ -10,8 +10,8 @@ from aimon_mongo.memory.idempotency_table import DEFAULT_DONE_TTL, IdempotencyTa
 from aimon_mongo.memory.inbox_table import InboxTable
 from aimon_mongo.memory.lease_table import LeaseTable
 from aimon_mongo.memory.record_table import RecordTable
-from aimon_mongo.memory.signal_hub import SignalHub
 from aimon_mongo.memory.task_table import DEFAULT_MAX_TERMINAL_TASKS, TaskTable
+from aimon_mongo.signal_hub import SignalHub
 
 
 class MemoryStorage:

@@ -20,7 +20,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from aimon_mongo._async.ports import SignalHandler
-from aimon_mongo._async_runtime import Event, Lock, Worker, join, sleep, spawn, wait_event
+from aimon_mongo._async_runtime import Event, Lock, Worker, sleep, spawn, wait_event
 from aimon_mongo.codec.signal import signal_from_json, signal_to_json
 from aimon_mongo.errors import CodecError, InvalidArgumentError, SignalBusError
 from aimon_mongo.model.signal import SessionSignal, SignalKind
@@ -199,7 +199,7 @@ class AsyncRedisSessionSignalBus:
         self._closed = True
         self._stopping = True
         if self._reader is not None and not _IN_READER.get():
-            await join(self._reader, READ_TIMEOUT * 10)
+            await self._reader.join(READ_TIMEOUT * 10)
         if self._pubsub is not None:
             try:
                 await self._pubsub.aclose()

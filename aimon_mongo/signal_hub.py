@@ -1,4 +1,8 @@
-"""In-memory signal routing: who subscribed to which session, on which node."""
+"""Signal routing inside one process: who subscribed to which session, on which node (no I/O).
+
+The in-memory bus routes between the nodes sharing one storage; a store-backed bus (MongoDB) keeps the
+subscriptions of its own node here and asks it whom a received signal goes to.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,8 @@ class SignalHub:
     """Registrations ``session -> [(node, subscription id, handler)]``; handlers are opaque here (the
     async bus registers coroutine functions, the sync bus plain callables)."""
 
-    def __init__(self, lock: threading.Lock) -> None:
-        self._lock = lock
+    def __init__(self, lock: threading.Lock | None = None) -> None:
+        self._lock = lock if lock is not None else threading.Lock()
         self._subscribers: dict[str, dict[int, tuple[str, Callable[..., Any]]]] = {}
         self._ids = itertools.count(1)
 

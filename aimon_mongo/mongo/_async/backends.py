@@ -1,0 +1,97 @@
+"""The MongoDB bundle (async source; the sync twin is generated)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from pymongo.asynchronous.database import AsyncDatabase
+
+from aimon_mongo._async.ports import AsyncSessionBackends
+from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.mongo._async.idempotency import DEFAULT_DONE_TTL, AsyncMongoIdempotencyStore
+from aimon_mongo.mongo._async.inbox import AsyncMongoSessionInbox
+from aimon_mongo.mongo._async.leases import AsyncMongoSessionLeaseStore
+from aimon_mongo.mongo._async.records import AsyncMongoSessionRecordStore
+from aimon_mongo.mongo._async.segments import AsyncMongoSessionLogSegmentStore
+from aimon_mongo.mongo._async.signals import AsyncMongoSessionSignalBus, WatchMode
+from aimon_mongo.mongo._async.tasks import AsyncMongoBackgroundTaskStore
+from aimon_mongo.mongo.collections import MongoCollectionNames
+from aimon_mongo.validate import require_id, require_instance
+
+
+class AsyncMongoSessionBackends:
+    """All seven MongoDB stores of one node, on one database.
+
+    ``database`` is borrowed (``close()`` leaves its client open). The schema is not created here (the
+    runtime never runs DDL by default): run ``ensure_schema(database)`` once, or ``db/mongodb/init.js``.
+    ``collection_names`` overrides collection names (a :class:`MongoCollectionNames` or a partial mapping
+    of role → name); ``clock`` stamps what this node writes itself (a terminal task's ``end_time``, a
+    quarantine time) — ordering and expiry use the server's clock. ``signal_mode`` forces the watcher's
+    mode (default: change streams when the deployment has them, else polling every
+    ``signal_poll_interval`` seconds).
+    """
+
+    def __init__(
+        self,
+        database: AsyncDatabase[Any],
+        node_id: str,
+        collection_names: MongoCollectionNames | Mapping[str, str] | None = None,
+        clock: Clock | None = None,
+        *,
+        idempotency_done_ttl: timedelta = DEFAULT_DONE_TTL,
+        signal_mode: WatchMode = "auto",
+        signal_poll_interval: float = 0.05,
+    ) -> None:
+        require_instance(database, AsyncDatabase, "database")
+        self.node_id = require_id(node_id, "node_id")
+        self.database = database
+        self.collection_names = names = MongoCollectionNames.of(collection_names)
+        clock = clock or system_clock
+        fences = database[names.fences]
+        self._inbox = AsyncMongoSessionInbox(database[names.inbox], database[names.quarantine], clock)
+        self._leases = AsyncMongoSessionLeaseStore(database[names.locks])
+        self._signals = AsyncMongoSessionSignalBus(
+            database[names.signals], self.node_id, mode=signal_mode, poll_interval=signal_poll_interval
+        )
+        self._idempotency = AsyncMongoIdempotencyStore(database[names.idempotency], idempotency_done_ttl)
+        self._tasks = AsyncMongoBackgroundTaskStore(database[names.tasks], clock)
+        self._records = AsyncMongoSessionRecordStore(database[names.records], fences)
+        self._segments = AsyncMongoSessionLogSegmentStore(database[names.segments], fences)
+
+    @property
+    def inbox(self) -> AsyncMongoSessionInbox:
+        return self._inbox
+
+    @property
+    def leases(self) -> AsyncMongoSessionLeaseStore:
+        return self._leases
+
+    @property
+    def signals(self) -> AsyncMongoSessionSignalBus:
+        return self._signals
+
+    @property
+    def idempotency(self) -> AsyncMongoIdempotencyStore:
+        return self._idempotency
+
+    @property
+    def tasks(self) -> AsyncMongoBackgroundTaskStore:
+        return self._tasks
+
+    @property
+    def records(self) -> AsyncMongoSessionRecordStore:
+        return self._records
+
+    @property
+    def segments(self) -> AsyncMongoSessionLogSegmentStore:
+        return self._segments
+
+    async def close(self) -> None:
+        """Stop the signal watcher (the database's client stays open: it is the caller's)."""
+        await self._signals.close()
+
+
+if TYPE_CHECKING:  # the bundle satisfies the contract
+    _bundle: AsyncSessionBackends = AsyncMongoSessionBackends(AsyncDatabase.__new__(AsyncDatabase), "node")

@@ -1,0 +1,166 @@
+"""MongoDB inbox (async source; the sync twin is generated): ``conversation_inbox`` + quarantine.
+
+* ``deliver``: an upsert on a pre-allocated ObjectId with a pipeline ``$set``, so the top-level
+  ``deliveredAt`` (the FIFO key) is the server's ``$$NOW``; no de-duplication here.
+* ``collect``: a ``find_one_and_delete`` loop (filter session + priority ordinal ``<=`` max, sort priority
+  then ``deliveredAt``), at most :attr:`batch_limit` per call. At-most-once: an entry is deleted before it is
+  decoded; each decodes on its own, and one that cannot be decoded is reported as an
+  :class:`UnreadableEntry` (one WARN naming session and entry id) and its raw document is moved to
+  ``conversation_inbox_quarantine`` — nothing is lost, and it can be listed, replayed or deleted. If the
+  quarantine insert itself fails, the loss is logged at ERROR (the window the reference also has).
+* If the server fails in the middle of a collect, the entries already removed are returned (not lost);
+  the failure is raised only when nothing was removed yet.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from bson import ObjectId
+from pymongo.asynchronous.collection import AsyncCollection
+from pymongo.errors import PyMongoError
+
+from aimon_mongo import names as n
+from aimon_mongo.clock import Clock
+from aimon_mongo.codec.inbound import from_mongo_document, to_mongo_document
+from aimon_mongo.codec.inbox_entry import decode_mongo_entry
+from aimon_mongo.errors import CodecError, SessionInboxError
+from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, UnreadableEntry
+from aimon_mongo.model.record import QuarantinedEntry
+from aimon_mongo.mongo.documents import NOW, literal, object_id, quarantine_document, quarantined_from_document
+from aimon_mongo.mongo.failures import failures
+from aimon_mongo.validate import optional_id, require_id, require_instance, require_limit
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH_SIZE = 64
+_FIFO = [(n.F_PRIORITY, 1), (n.F_DELIVERED_AT, 1)]
+
+
+class AsyncMongoSessionInbox:
+    batch_limit: int | None = MAX_BATCH_SIZE
+
+    def __init__(
+        self,
+        inbox: AsyncCollection[dict[str, Any]],
+        quarantine: AsyncCollection[dict[str, Any]],
+        clock: Clock,
+    ) -> None:
+        self._inbox = inbox
+        self._quarantine = quarantine
+        self._clock = clock
+
+    async def deliver(self, message: InboundMessage) -> str:
+        require_instance(message, InboundMessage, "message")
+        oid = ObjectId()
+        doc = to_mongo_document(message, oid)
+        stage: dict[str, Any] = {key: literal(value) for key, value in doc.items() if key != n.F_ID}
+        stage[n.F_DELIVERED_AT] = NOW
+        with failures(SessionInboxError, f"inbox deliver to session {message.session_id!r}"):
+            await self._inbox.update_one({n.F_ID: oid}, [{"$set": stage}], upsert=True)
+        return str(oid)
+
+    async def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
+        require_id(session_id, "session_id")
+        require_instance(max_priority, Priority, "max_priority")
+        query = {n.F_CONVERSATION_ID: session_id, n.F_PRIORITY: {"$lte": max_priority.ordinal}}
+        messages: list[InboundMessage] = []
+        unreadable: list[UnreadableEntry] = []
+        for _ in range(MAX_BATCH_SIZE):
+            try:
+                doc = await self._inbox.find_one_and_delete(query, sort=_FIFO)
+            except PyMongoError:
+                if not messages and not unreadable:
+                    with failures(SessionInboxError, f"inbox collect of session {session_id!r}"):
+                        raise  # translated by failures(): nothing was removed yet
+                log.warning("inbox collect of session %s stopped early by a server error", session_id)
+                break
+            if doc is None:
+                break
+            decoded = decode_mongo_entry(doc, session_id)
+            if isinstance(decoded, UnreadableEntry):
+                unreadable.append(decoded)
+                await self._keep(doc, decoded, session_id)
+            else:
+                messages.append(decoded)
+        messages.sort(key=lambda m: m.priority.ordinal)  # stable: FIFO within a tier
+        return CollectedBatch(messages=tuple(messages), unreadable=tuple(unreadable))
+
+    async def peek(self, session_id: str, limit: int = 64) -> CollectedBatch:
+        require_id(session_id, "session_id")
+        require_limit(limit)
+        with failures(SessionInboxError, f"inbox peek of session {session_id!r}"):
+            docs = await self._inbox.find({n.F_CONVERSATION_ID: session_id}).sort(_FIFO).to_list(
+                min(limit, MAX_BATCH_SIZE)
+            )
+        messages: list[InboundMessage] = []
+        unreadable: list[UnreadableEntry] = []
+        for doc in docs:
+            decoded = decode_mongo_entry(doc, session_id)
+            if isinstance(decoded, UnreadableEntry):
+                unreadable.append(decoded)
+            else:
+                messages.append(decoded)
+        return CollectedBatch(messages=tuple(messages), unreadable=tuple(unreadable))
+
+    async def is_empty(self, session_id: str) -> bool:
+        require_id(session_id, "session_id")
+        with failures(SessionInboxError, f"inbox is_empty of session {session_id!r}"):
+            found = await self._inbox.find_one({n.F_CONVERSATION_ID: session_id}, projection={n.F_ID: 1})
+        return found is None
+
+    async def purge(self, session_id: str) -> None:
+        require_id(session_id, "session_id")
+        with failures(SessionInboxError, f"inbox purge of session {session_id!r}"):
+            await self._inbox.delete_many({n.F_CONVERSATION_ID: session_id})
+
+    async def list_quarantined(self, session_id: str | None = None, limit: int = 100) -> list[QuarantinedEntry]:
+        optional_id(session_id, "session_id")
+        require_limit(limit)
+        query = {} if session_id is None else {n.F_CONVERSATION_ID: session_id}
+        with failures(SessionInboxError, "list quarantined inbox entries"):
+            docs = await self._quarantine.find(query).sort([(n.F_QUARANTINED_AT, 1), (n.F_ID, 1)]).to_list(limit)
+        return [quarantined_from_document(doc) for doc in docs]
+
+    async def replay_quarantined(self, quarantine_id: str, raw: Any = None) -> str:
+        require_id(quarantine_id, "quarantine_id")
+        oid = object_id(quarantine_id)
+        with failures(SessionInboxError, f"replay of quarantined entry {quarantine_id!r}"):
+            kept = None if oid is None else await self._quarantine.find_one({n.F_ID: oid})
+        if kept is None:
+            raise SessionInboxError(f"no quarantined entry {quarantine_id!r}")
+        stored = kept.get(n.F_RAW_DOCUMENT)
+        source = stored if raw is None else raw
+        if isinstance(source, Mapping) and n.F_ID not in source and isinstance(stored, Mapping):
+            source = {n.F_ID: stored.get(n.F_ID), **source}
+        if not isinstance(source, Mapping):
+            raise CodecError(f"quarantined entry {quarantine_id!r} has no raw document to replay")
+        message = from_mongo_document(source)  # CodecError: still unreadable, the entry stays
+        new_id = await self.deliver(message)
+        with failures(SessionInboxError, f"replay of quarantined entry {quarantine_id!r}"):
+            await self._quarantine.delete_one({n.F_ID: oid})
+        log.info("quarantined entry %s of session %s replayed as %s", quarantine_id, message.session_id, new_id)
+        return new_id
+
+    async def delete_quarantined(self, quarantine_id: str) -> bool:
+        require_id(quarantine_id, "quarantine_id")
+        oid = object_id(quarantine_id)
+        if oid is None:
+            return False
+        with failures(SessionInboxError, f"delete of quarantined entry {quarantine_id!r}"):
+            result = await self._quarantine.delete_one({n.F_ID: oid})
+        return result.deleted_count == 1
+
+    async def _keep(self, doc: Mapping[str, Any], entry: UnreadableEntry, session_id: str) -> None:
+        """Move a removed, undecodable document to the quarantine (best effort, never raises)."""
+        try:
+            await self._quarantine.insert_one(quarantine_document(doc, entry.reason, session_id, self._clock()))
+        except PyMongoError as exc:
+            log.error(
+                "unreadable inbox entry %s of session %s could not be quarantined and is lost: %s",
+                entry.id,
+                session_id,
+                type(exc).__name__,
+            )

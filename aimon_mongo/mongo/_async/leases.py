@@ -1,0 +1,91 @@
+"""MongoDB lease store (async source; the sync twin is generated): ``conversation_locks``.
+
+Every decision uses the server's clock (``$$NOW``), the cold-start insert included:
+
+1. *steal*: ``find_one_and_update`` on ``{_id, $expr: leaseExpiresAt <= $$NOW}`` with a pipeline that sets
+   the holder (as a ``$literal``), token + 1 and the server-time expiry;
+2. otherwise *cold start*: an upsert whose filter can only match a document that has no token yet
+   (``fencingToken: {$exists: false}``), so on an existing lock it turns into an insert that fails with a
+   duplicate key: the lease is held (or someone won the race) and the answer is ``None``.
+
+Release expires the document in place and never deletes it, so the token counter survives.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from pymongo import ReturnDocument
+from pymongo.asynchronous.collection import AsyncCollection
+from pymongo.errors import DuplicateKeyError, PyMongoError
+
+from aimon_mongo import names as n
+from aimon_mongo.errors import SessionLeaseError
+from aimon_mongo.model import Lease
+from aimon_mongo.mongo.documents import NOW, alive, expired, lease_claim, lease_from_document, now_plus
+from aimon_mongo.mongo.failures import failures
+from aimon_mongo.validate import require_id, require_lease, require_positive
+
+log = logging.getLogger(__name__)
+
+
+class AsyncMongoSessionLeaseStore:
+    resurrects_lapsed = True
+    """``extend`` is a token CAS: a lapsed lease nobody took over is revived."""
+
+    def __init__(self, collection: AsyncCollection[dict[str, Any]]) -> None:
+        self._locks = collection
+
+    async def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
+        require_id(session_id, "session_id")
+        require_id(holder_id, "holder_id")
+        require_positive(ttl, "ttl")
+        with failures(SessionLeaseError, f"lease acquire of session {session_id!r}"):
+            doc = await self._locks.find_one_and_update(
+                {n.F_ID: session_id, "$expr": expired(n.F_LEASE_EXPIRES_AT)},
+                lease_claim(holder_id, ttl, first=False),
+                return_document=ReturnDocument.AFTER,
+            )
+            if doc is None:
+                try:
+                    doc = await self._locks.find_one_and_update(
+                        {n.F_ID: session_id, n.F_FENCING_TOKEN: {"$exists": False}},
+                        lease_claim(holder_id, ttl, first=True),
+                        upsert=True,
+                        return_document=ReturnDocument.AFTER,
+                    )
+                except DuplicateKeyError:
+                    return None
+        return None if doc is None else lease_from_document(doc)
+
+    async def extend(self, lease: Lease, ttl: timedelta) -> bool:
+        require_lease(lease)
+        require_positive(ttl, "ttl")
+        with failures(SessionLeaseError, f"lease extend of session {lease.session_id!r}"):
+            result = await self._locks.update_one(
+                _matching(lease), [{"$set": {n.F_LEASE_EXPIRES_AT: now_plus(ttl)}}]
+            )
+        return result.matched_count == 1
+
+    async def release(self, lease: Lease) -> None:
+        require_lease(lease)
+        try:
+            await self._locks.update_one(
+                _matching(lease), [{"$set": {n.F_HOLDER_ID: None, n.F_LEASE_EXPIRES_AT: NOW}}]
+            )
+        except PyMongoError as exc:
+            log.warning("best-effort release of session %s failed: %s", lease.session_id, type(exc).__name__)
+
+    async def find_holder(self, session_id: str) -> Lease | None:
+        require_id(session_id, "session_id")
+        with failures(SessionLeaseError, f"find holder of session {session_id!r}"):
+            doc = await self._locks.find_one(
+                {n.F_ID: session_id, n.F_HOLDER_ID: {"$ne": None}, "$expr": alive(n.F_LEASE_EXPIRES_AT)}
+            )
+        return None if doc is None else lease_from_document(doc)
+
+
+def _matching(lease: Lease) -> dict[str, Any]:
+    return {n.F_ID: lease.session_id, n.F_HOLDER_ID: lease.holder_id, n.F_FENCING_TOKEN: lease.fencing_token}

@@ -1,0 +1,238 @@
+"""MongoDB signal bus (async source; the sync twin is generated): capped ``conversation_signals``.
+
+``publish`` inserts ``{conversationId, kind, originNodeId, payload}``. The first ``subscribe`` starts one
+watcher per bus (an asyncio task here, a daemon thread in the sync twin) and returns once it is positioned,
+so every signal published after ``subscribe`` returned is seen:
+
+* **change stream** when the deployment supports it (replica set / sharded: ``describe()``), filtered to
+  inserts of other nodes, resuming after the last event's token when it has to reopen;
+* **polling** by ``_id`` otherwise (a standalone server), every ``poll_interval`` seconds, see
+  :mod:`aimon_mongo.mongo.poll_position`.
+
+The choice is made once and logged once at INFO. A node never receives its own signals. After a server
+error the watcher backs off and continues after its last seen signal (signals published meanwhile are
+delivered late, not lost — unless a change stream's resume point left the oplog, logged at WARN). A
+handler that raises is logged and keeps receiving; the watcher never stops because of one. Handlers run on
+the watcher one after another. ``close()`` stops the watcher.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any, Literal
+
+from pymongo.asynchronous.collection import AsyncCollection
+from pymongo.errors import OperationFailure, PyMongoError
+
+from aimon_mongo import names as n
+from aimon_mongo._async.ports import SignalHandler
+from aimon_mongo._async_runtime import Event, Lock, Worker, spawn, wait_event
+from aimon_mongo.codec.signal import decode_signal, encode_signal
+from aimon_mongo.errors import CodecError, SignalBusError
+from aimon_mongo.model import SessionSignal
+from aimon_mongo.mongo._async.server import describe
+from aimon_mongo.mongo.failures import failures
+from aimon_mongo.mongo.poll_position import DEFAULT_LOOKBACK, PollPosition
+from aimon_mongo.signal_hub import SignalHub
+from aimon_mongo.validate import require_id, require_instance
+
+log = logging.getLogger(__name__)
+
+WatchMode = Literal["auto", "change_stream", "poll"]
+CHANGE_STREAM: WatchMode = "change_stream"
+POLL: WatchMode = "poll"
+PUBLISH_CHUNK = 256
+_HISTORY_LOST = {280, 286}  # ChangeStreamFatalError, ChangeStreamHistoryLost
+
+
+class AsyncMongoSubscription:
+    def __init__(self, hub: SignalHub, session_id: str, sub_id: int) -> None:
+        self._hub = hub
+        self._session_id = session_id
+        self._sub_id = sub_id
+
+    async def unsubscribe(self) -> None:
+        self._hub.remove(self._session_id, self._sub_id)
+
+
+class AsyncMongoSessionSignalBus:
+    delivers_missed_signals = True
+    """A watcher that lost its connection continues after the last signal it saw."""
+
+    def __init__(
+        self,
+        collection: AsyncCollection[dict[str, Any]],
+        node_id: str,
+        *,
+        mode: WatchMode = "auto",
+        poll_interval: float = 0.05,
+        retry_backoff: float = 0.5,
+        lookback: timedelta = DEFAULT_LOOKBACK,
+    ) -> None:
+        self.node_id = require_id(node_id, "node_id")
+        if mode not in ("auto", CHANGE_STREAM, POLL):
+            raise SignalBusError(f"unknown watch mode {mode!r}")
+        self._signals = collection
+        self._requested: WatchMode = mode
+        self._poll_interval = poll_interval
+        self._retry_backoff = retry_backoff
+        self._hub = SignalHub()
+        self._position = PollPosition(lookback)
+        self._start_lock = Lock()
+        self._stop = Event()
+        self._worker: Worker | None = None
+        self._stream: Any = None
+        self._resume_token: Any = None
+        self._closed = False
+        self.watch_mode: WatchMode | None = None
+        """``"change_stream"`` or ``"poll"`` once the watcher started."""
+
+    async def publish(self, signal: SessionSignal) -> None:
+        require_instance(signal, SessionSignal, "signal")
+        self._check_open()
+        with failures(SignalBusError, f"publish to session {signal.session_id!r}"):
+            await self._signals.insert_one(encode_signal(signal))
+
+    async def publish_all(self, signals: Sequence[SessionSignal]) -> None:
+        docs = [encode_signal(require_instance(s, SessionSignal, "signals[]")) for s in signals]
+        self._check_open()
+        with failures(SignalBusError, "publish_all"):
+            for start in range(0, len(docs), PUBLISH_CHUNK):
+                await self._signals.insert_many(docs[start : start + PUBLISH_CHUNK], ordered=True)
+
+    async def subscribe(self, session_id: str, handler: SignalHandler) -> AsyncMongoSubscription:
+        require_id(session_id, "session_id")
+        if not callable(handler):
+            raise SignalBusError("handler must be callable")
+        self._check_open()
+        await self._start_watcher()
+        return AsyncMongoSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
+
+    async def close(self) -> None:
+        self._closed = True
+        self._stop.set()
+        if self._worker is not None:
+            await self._worker.join(10.0)
+        await self._close_stream()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SignalBusError(f"signal bus of node {self.node_id!r} is closed")
+
+    # --- watcher ---------------------------------------------------------------------------------------
+
+    async def _start_watcher(self) -> None:
+        async with self._start_lock:
+            if self._worker is not None:
+                return
+            with failures(SignalBusError, f"start of the signal watcher of node {self.node_id!r}"):
+                mode = self._requested
+                if mode == "auto":
+                    supported = (await describe(self._signals.database.client)).supports_change_streams
+                    mode = CHANGE_STREAM if supported else POLL
+                if mode == CHANGE_STREAM:
+                    try:
+                        self._stream = await self._open_stream()
+                    except OperationFailure as exc:
+                        if self._requested == CHANGE_STREAM:
+                            raise
+                        log.info("change stream refused (%s)", type(exc).__name__)
+                        mode = POLL
+                if mode == POLL:
+                    latest = await self._signals.find_one({}, projection={n.F_ID: 1}, sort=[(n.F_ID, -1)])
+                    if latest is not None:
+                        self._position.mark([latest[n.F_ID]])
+                        await self._poll(deliver=False)
+            self.watch_mode = mode
+            how = "change stream" if mode == CHANGE_STREAM else f"polling every {self._poll_interval:g} s"
+            log.info("signal bus of node %s watches %s by %s", self.node_id, self._signals.name, how)
+            self._worker = spawn(self._run, f"aimon-signals-{self.node_id}")
+
+    async def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self.watch_mode == CHANGE_STREAM:
+                    await self._stream_step()
+                else:
+                    await self._poll(deliver=True)
+                    await wait_event(self._stop, self._poll_interval)
+            except PyMongoError as exc:
+                await self._recover(exc)
+            except Exception:  # never let one surprise stop the watcher
+                log.exception("signal watcher of node %s hit an unexpected error", self.node_id)
+                await wait_event(self._stop, self._retry_backoff)
+
+    async def _recover(self, exc: PyMongoError) -> None:
+        await self._close_stream()
+        if isinstance(exc, OperationFailure) and exc.code in _HISTORY_LOST:
+            log.warning(
+                "signal watcher of node %s lost its resume point (%s); signals published meanwhile are lost",
+                self.node_id,
+                type(exc).__name__,
+            )
+            self._resume_token = None
+        else:
+            log.warning(
+                "signal watcher of node %s: %s; retrying in %g s", self.node_id, type(exc).__name__, self._retry_backoff
+            )
+        await wait_event(self._stop, self._retry_backoff)
+
+    async def _open_stream(self) -> Any:
+        others = {"operationType": "insert", "fullDocument." + n.F_ORIGIN_NODE_ID: {"$ne": self.node_id}}
+        pipeline = [{"$match": others}]
+        return await self._signals.watch(pipeline, resume_after=self._resume_token, max_await_time_ms=200)
+
+    async def _close_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            try:
+                await stream.close()
+            except PyMongoError:
+                pass
+
+    async def _stream_step(self) -> None:
+        if self._stream is None:
+            self._stream = await self._open_stream()
+        change = await self._stream.try_next()
+        if change is None:
+            self._resume_token = self._stream.resume_token or self._resume_token
+            await wait_event(self._stop, self._poll_interval)
+            return
+        self._resume_token = change.get("_id", self._resume_token)
+        document = change.get("fullDocument")
+        if document is not None:
+            await self._dispatch(document)
+
+    async def _poll(self, deliver: bool) -> None:
+        found = await self._signals.find(self._position.query(self.node_id), projection={n.F_ID: 1}).to_list(None)
+        new = self._position.unseen(doc[n.F_ID] for doc in found)
+        if not new:
+            return
+        if deliver:
+            docs = await self._signals.find({n.F_ID: {"$in": new}}).sort(n.F_ID, 1).to_list(None)
+            for doc in docs:
+                if self._stop.is_set():
+                    return
+                self._position.mark([doc[n.F_ID]])
+                await self._dispatch(doc)
+        self._position.mark(new)
+
+    async def _dispatch(self, document: dict[str, Any]) -> None:
+        try:
+            signal = decode_signal(document)
+        except CodecError as exc:
+            log.warning("undecodable signal %s skipped by node %s: %s", document.get(n.F_ID), self.node_id, exc)
+            return
+        for handler in self._hub.receivers(signal.session_id, signal.origin_node_id):
+            try:
+                await handler(signal)
+            except Exception:
+                log.warning(
+                    "signal handler of node %s failed for session %s (kind %s)",
+                    self.node_id,
+                    signal.session_id,
+                    signal.kind.value,
+                    exc_info=True,
+                )

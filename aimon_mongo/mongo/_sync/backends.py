@@ -1,0 +1,98 @@
+# GENERATED from aimon_mongo/mongo/_async/backends.py by scripts/gen_sync.py; do not edit.
+"""The MongoDB bundle (sync source; the sync twin is generated)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from pymongo.synchronous.database import Database
+
+from aimon_mongo._sync.ports import SessionBackends
+from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.mongo._sync.idempotency import DEFAULT_DONE_TTL, MongoIdempotencyStore
+from aimon_mongo.mongo._sync.inbox import MongoSessionInbox
+from aimon_mongo.mongo._sync.leases import MongoSessionLeaseStore
+from aimon_mongo.mongo._sync.records import MongoSessionRecordStore
+from aimon_mongo.mongo._sync.segments import MongoSessionLogSegmentStore
+from aimon_mongo.mongo._sync.signals import MongoSessionSignalBus, WatchMode
+from aimon_mongo.mongo._sync.tasks import MongoBackgroundTaskStore
+from aimon_mongo.mongo.collections import MongoCollectionNames
+from aimon_mongo.validate import require_id, require_instance
+
+
+class MongoSessionBackends:
+    """All seven MongoDB stores of one node, on one database.
+
+    ``database`` is borrowed (``close()`` leaves its client open). The schema is not created here (the
+    runtime never runs DDL by default): run ``ensure_schema(database)`` once, or ``db/mongodb/init.js``.
+    ``collection_names`` overrides collection names (a :class:`MongoCollectionNames` or a partial mapping
+    of role → name); ``clock`` stamps what this node writes itself (a terminal task's ``end_time``, a
+    quarantine time) — ordering and expiry use the server's clock. ``signal_mode`` forces the watcher's
+    mode (default: change streams when the deployment has them, else polling every
+    ``signal_poll_interval`` seconds).
+    """
+
+    def __init__(
+        self,
+        database: Database[Any],
+        node_id: str,
+        collection_names: MongoCollectionNames | Mapping[str, str] | None = None,
+        clock: Clock | None = None,
+        *,
+        idempotency_done_ttl: timedelta = DEFAULT_DONE_TTL,
+        signal_mode: WatchMode = "auto",
+        signal_poll_interval: float = 0.05,
+    ) -> None:
+        require_instance(database, Database, "database")
+        self.node_id = require_id(node_id, "node_id")
+        self.database = database
+        self.collection_names = names = MongoCollectionNames.of(collection_names)
+        clock = clock or system_clock
+        fences = database[names.fences]
+        self._inbox = MongoSessionInbox(database[names.inbox], database[names.quarantine], clock)
+        self._leases = MongoSessionLeaseStore(database[names.locks])
+        self._signals = MongoSessionSignalBus(
+            database[names.signals], self.node_id, mode=signal_mode, poll_interval=signal_poll_interval
+        )
+        self._idempotency = MongoIdempotencyStore(database[names.idempotency], idempotency_done_ttl)
+        self._tasks = MongoBackgroundTaskStore(database[names.tasks], clock)
+        self._records = MongoSessionRecordStore(database[names.records], fences)
+        self._segments = MongoSessionLogSegmentStore(database[names.segments], fences)
+
+    @property
+    def inbox(self) -> MongoSessionInbox:
+        return self._inbox
+
+    @property
+    def leases(self) -> MongoSessionLeaseStore:
+        return self._leases
+
+    @property
+    def signals(self) -> MongoSessionSignalBus:
+        return self._signals
+
+    @property
+    def idempotency(self) -> MongoIdempotencyStore:
+        return self._idempotency
+
+    @property
+    def tasks(self) -> MongoBackgroundTaskStore:
+        return self._tasks
+
+    @property
+    def records(self) -> MongoSessionRecordStore:
+        return self._records
+
+    @property
+    def segments(self) -> MongoSessionLogSegmentStore:
+        return self._segments
+
+    def close(self) -> None:
+        """Stop the signal watcher (the database's client stays open: it is the caller's)."""
+        self._signals.close()
+
+
+if TYPE_CHECKING:  # the bundle satisfies the contract
+    _bundle: SessionBackends = MongoSessionBackends(Database.__new__(Database), "node")
