@@ -39,6 +39,14 @@ def clip(value: str, limit: int = 40) -> str:
     return value if len(value) <= limit else value[:limit] + "…"
 
 
+def log_name(value: str | None, limit: int = 200) -> str:
+    """An id (session, entry) as it goes into a log line: quoted and escaped, so a stored id holding line
+    breaks or control characters cannot forge log lines; ``unattributed`` when absent."""
+    if value is None:
+        return "unattributed"
+    return repr(clip(value, limit))
+
+
 def coerce_text(value: object) -> str:
     """A stored scalar as text, the way Jackson's ``asText()`` reads it.
 
@@ -92,7 +100,7 @@ def text_map(value: object, field: str) -> dict[str, str]:
     """A string→string map: absent or null is empty; values are coerced with :func:`coerce_text`."""
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise CodecError(f"field '{field}' must be an object, got {json_type(value)}")
     return {str(k): v if type(v) is str else coerce_text(v) for k, v in value.items()}
 
@@ -158,7 +166,7 @@ def parse_json(text: object, what: str) -> object:
     pydantic-core's parser reads the common case; whatever it refuses (or nests deeper than its limit of
     200) is read again by the json module, whose verdict and value count.
     """
-    if isinstance(text, str | bytes):
+    if type(text) is str or isinstance(text, bytes):
         try:
             return pydantic_core.from_json(text, allow_inf_nan=False, cache_strings="keys")
         except ValueError:

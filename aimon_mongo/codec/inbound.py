@@ -28,7 +28,6 @@ from typing import Any
 
 from bson import ObjectId
 
-from aimon_mongo import names as n
 from aimon_mongo.codec import submit_options, user_input
 from aimon_mongo.codec._fields import (
     as_utc,
@@ -48,6 +47,26 @@ from aimon_mongo.model.inbound import InboundMessage
 from aimon_mongo.model.priority import Priority
 from aimon_mongo.model.submit_options import SubmitOptions
 from aimon_mongo.model.user_input import TextInput
+from aimon_mongo.names import (
+    ENV_AGENT_REF,
+    ENV_CONTEXT_DISCRIMINATOR,
+    ENV_CONVERSATION_ID,
+    ENV_DELIVERED_AT,
+    ENV_IDEMPOTENCY_KEY,
+    ENV_INITIATOR,
+    ENV_METADATA,
+    ENV_PRIORITY,
+    ENV_SUBMIT_OPTIONS,
+    ENV_TURN_ID,
+    ENV_USER_INPUT,
+    ENV_USER_INPUT_ENCODED,
+    F_CONVERSATION_ID,
+    F_DELIVERED_AT,
+    F_ID,
+    F_PAYLOAD,
+    F_PRIORITY,
+    UI_TAG_TEXT,
+)
 
 __all__ = [
     "from_json_envelope",
@@ -71,28 +90,27 @@ def to_json_envelope(msg: InboundMessage) -> str:
     """The Redis/PostgreSQL form of ``msg``: compact JSON text, keys in the frozen order."""
     inp = msg.user_input
     out: dict[str, Any] = {
-        n.ENV_CONVERSATION_ID: msg.session_id,
-        n.ENV_AGENT_REF: msg.agent_ref,
-        n.ENV_USER_INPUT: inp.as_text(),
+        ENV_CONVERSATION_ID: msg.session_id,
+        ENV_AGENT_REF: msg.agent_ref,
+        ENV_USER_INPUT: inp.as_text(),
     }
     if type(inp) is not TextInput:
-        out[n.ENV_USER_INPUT_ENCODED] = user_input.encode(inp)
-    out[n.ENV_PRIORITY] = _PRIORITY_NAME[msg.priority]
+        out[ENV_USER_INPUT_ENCODED] = user_input.encode(inp)
+    out[ENV_PRIORITY] = _PRIORITY_NAME[msg.priority]
     if msg.turn_id is not None:
-        out[n.ENV_TURN_ID] = msg.turn_id
+        out[ENV_TURN_ID] = msg.turn_id
     if msg.context_discriminator is not None:
-        out[n.ENV_CONTEXT_DISCRIMINATOR] = msg.context_discriminator
+        out[ENV_CONTEXT_DISCRIMINATOR] = msg.context_discriminator
     if msg.idempotency_key is not None:
-        out[n.ENV_IDEMPOTENCY_KEY] = msg.idempotency_key
-    out[n.ENV_INITIATOR] = encode_principal(msg.initiator)
-    out[n.ENV_DELIVERED_AT] = format_instant(msg.delivered_at)
-    out[n.ENV_METADATA] = msg.metadata
-    if msg.submit_options is not _EMPTY_OPTIONS:
-        options = submit_options.encode(msg.submit_options)
-        if options:
-            out[n.ENV_SUBMIT_OPTIONS] = options
-            return compact_json(out)
-    return compact_json(out, only_text=True)
+        out[ENV_IDEMPOTENCY_KEY] = msg.idempotency_key
+    out[ENV_INITIATOR] = encode_principal(msg.initiator)
+    out[ENV_DELIVERED_AT] = format_instant(msg.delivered_at)
+    out[ENV_METADATA] = msg.metadata
+    options = _options_subtree(msg)
+    if options is None:
+        return compact_json(out, only_text=True)  # nothing but strings: the fast writer applies
+    out[ENV_SUBMIT_OPTIONS] = options
+    return compact_json(out)
 
 
 def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any]:
@@ -105,28 +123,34 @@ def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any
         raise InvalidArgumentError(f"object_id must be a bson ObjectId, got {type(object_id).__name__}")
     inp = msg.user_input
     payload: dict[str, Any] = {
-        n.ENV_AGENT_REF: msg.agent_ref,
-        n.ENV_CONTEXT_DISCRIMINATOR: msg.context_discriminator,
-        n.ENV_USER_INPUT: inp.as_text(),
+        ENV_AGENT_REF: msg.agent_ref,
+        ENV_CONTEXT_DISCRIMINATOR: msg.context_discriminator,
+        ENV_USER_INPUT: inp.as_text(),
     }
     if type(inp) is not TextInput:
-        payload[n.ENV_USER_INPUT_ENCODED] = user_input.encode_to_string(inp)
-    payload[n.ENV_TURN_ID] = msg.turn_id
-    payload[n.ENV_IDEMPOTENCY_KEY] = msg.idempotency_key
-    payload[n.ENV_INITIATOR] = encode_principal(msg.initiator)
-    payload[n.ENV_DELIVERED_AT] = msg.delivered_at
-    payload[n.ENV_METADATA] = dict(msg.metadata)
-    if msg.submit_options is not _EMPTY_OPTIONS:
-        options = submit_options.encode(msg.submit_options)
-        if options:
-            payload[n.ENV_SUBMIT_OPTIONS] = options
+        payload[ENV_USER_INPUT_ENCODED] = user_input.encode_to_string(inp)
+    payload[ENV_TURN_ID] = msg.turn_id
+    payload[ENV_IDEMPOTENCY_KEY] = msg.idempotency_key
+    payload[ENV_INITIATOR] = encode_principal(msg.initiator)
+    payload[ENV_DELIVERED_AT] = msg.delivered_at
+    payload[ENV_METADATA] = dict(msg.metadata)
+    options = _options_subtree(msg)
+    if options is not None:
+        payload[ENV_SUBMIT_OPTIONS] = options
     return {
-        n.F_ID: object_id,
-        n.F_CONVERSATION_ID: msg.session_id,
-        n.F_PRIORITY: msg.priority.value,
-        n.F_DELIVERED_AT: msg.delivered_at,
-        n.F_PAYLOAD: payload,
+        F_ID: object_id,
+        F_CONVERSATION_ID: msg.session_id,
+        F_PRIORITY: msg.priority.value,
+        F_DELIVERED_AT: msg.delivered_at,
+        F_PAYLOAD: payload,
     }
+
+
+def _options_subtree(msg: InboundMessage) -> dict[str, Any] | None:
+    """The ``submitOptions`` subtree, or ``None`` when the options are empty (the key is then omitted)."""
+    if msg.submit_options is _EMPTY_OPTIONS:
+        return None
+    return submit_options.encode(msg.submit_options) or None
 
 
 # --------------------------------------------------------------------------------------------- decode
@@ -144,19 +168,19 @@ def from_json_envelope(text: str | bytes, entry_id: str | None = None) -> Inboun
     obj = parse_json(text, "inbox envelope")
     if type(obj) is not dict:
         raise CodecError(f"inbox envelope must be a JSON object, got {json_type(obj)}")
-    name = obj.get(n.ENV_PRIORITY)
+    name = obj.get(ENV_PRIORITY)
     priority = _PRIORITY_BY_NAME.get(name) if type(name) is str else None
     if priority is None:
         raise CodecError(_bad_priority(name))
-    delivered_at = parse_instant(obj.get(n.ENV_DELIVERED_AT), n.ENV_DELIVERED_AT)
+    delivered_at = parse_instant(obj.get(ENV_DELIVERED_AT), ENV_DELIVERED_AT)
     return _build(
         entry_id,
-        required_str(obj, n.ENV_CONVERSATION_ID),
+        required_str(obj, ENV_CONVERSATION_ID),
         obj,
         priority,
         delivered_at,
-        obj.get(n.ENV_USER_INPUT_ENCODED),
-        obj.get(n.ENV_SUBMIT_OPTIONS),
+        obj.get(ENV_USER_INPUT_ENCODED),
+        obj.get(ENV_SUBMIT_OPTIONS),
     )
 
 
@@ -169,28 +193,28 @@ def from_mongo_document(doc: Mapping[str, Any]) -> InboundMessage:
     """
     if not isinstance(doc, Mapping):
         raise CodecError(f"inbox document must be a document, got {json_type(doc)}")
-    oid = doc.get(n.F_ID)
+    oid = doc.get(F_ID)
     if not isinstance(oid, ObjectId):
-        raise CodecError(f"field '{n.F_ID}' must be an ObjectId, got {json_type(oid)}")
-    ordinal = doc.get(n.F_PRIORITY)
+        raise CodecError(f"field '{F_ID}' must be an ObjectId, got {json_type(oid)}")
+    ordinal = doc.get(F_PRIORITY)
     priority = None
     if isinstance(ordinal, int) and not isinstance(ordinal, bool):
         priority = _PRIORITY_BY_ORDINAL.get(ordinal)
     if priority is None:
         raise CodecError(_bad_priority(ordinal))
-    payload = doc.get(n.F_PAYLOAD)
+    payload = doc.get(F_PAYLOAD)
     if not isinstance(payload, Mapping):
-        raise CodecError(f"Missing {n.F_PAYLOAD} field" if payload is None else _not_document(payload))
-    raw_at = payload.get(n.ENV_DELIVERED_AT)
+        raise CodecError(f"Missing {F_PAYLOAD} field" if payload is None else _not_document(payload))
+    raw_at = payload.get(ENV_DELIVERED_AT)
     if not isinstance(raw_at, datetime):
-        raise CodecError(f"field 'payload.{n.ENV_DELIVERED_AT}' must be a date, got {json_type(raw_at)}")
-    encoded = payload.get(n.ENV_USER_INPUT_ENCODED)
+        raise CodecError(f"field 'payload.{ENV_DELIVERED_AT}' must be a date, got {json_type(raw_at)}")
+    encoded = payload.get(ENV_USER_INPUT_ENCODED)
     if encoded is not None and not isinstance(encoded, str):
-        raise CodecError(f"field '{n.ENV_USER_INPUT_ENCODED}' must be a string, got {json_type(encoded)}")
-    raw_options = payload.get(n.ENV_SUBMIT_OPTIONS)
+        raise CodecError(f"field '{ENV_USER_INPUT_ENCODED}' must be a string, got {json_type(encoded)}")
+    raw_options = payload.get(ENV_SUBMIT_OPTIONS)
     if raw_options is not None:
         raw_options = _bson_to_json(raw_options, 0)
-    session_id = required_str(doc, n.F_CONVERSATION_ID)
+    session_id = required_str(doc, F_CONVERSATION_ID)
     return _build(str(oid), session_id, payload, priority, as_utc(raw_at), encoded, raw_options)
 
 
@@ -210,24 +234,36 @@ def _build(
     so only an otherwise readable envelope can log the degrade WARN.
     """
     if is_blank(session_id):
-        raise CodecError(f"field '{n.ENV_CONVERSATION_ID}' is blank")
+        raise CodecError(f"field '{ENV_CONVERSATION_ID}' is blank")
+    get = body.get
+    agent_ref, text = get(ENV_AGENT_REF), get(ENV_USER_INPUT)
+    turn_id, context, key = get(ENV_TURN_ID), get(ENV_CONTEXT_DISCRIMINATOR), get(ENV_IDEMPOTENCY_KEY)
+    if not (
+        type(agent_ref) is str
+        and type(text) is str
+        and (turn_id is None or type(turn_id) is str)
+        and (context is None or type(context) is str)
+        and (key is None or type(key) is str)
+    ):  # the common case costs one test; otherwise the field readers refuse with the precise reason
+        agent_ref, text = required_str(body, ENV_AGENT_REF), required_str(body, ENV_USER_INPUT)
+        turn_id, key = optional_str(body, ENV_TURN_ID), optional_str(body, ENV_IDEMPOTENCY_KEY)
+        context = optional_str(body, ENV_CONTEXT_DISCRIMINATOR)
     fields: dict[str, Any] = {
         "id": message_id,
-        "turn_id": optional_str(body, n.ENV_TURN_ID),
+        "turn_id": turn_id,
         "session_id": session_id,
-        "agent_ref": required_str(body, n.ENV_AGENT_REF),
-        "context_discriminator": optional_str(body, n.ENV_CONTEXT_DISCRIMINATOR),
+        "agent_ref": agent_ref,
+        "context_discriminator": context,
         "user_input": None,
         "priority": priority,
-        "idempotency_key": optional_str(body, n.ENV_IDEMPOTENCY_KEY),
-        "initiator": decode_principal(body.get(n.ENV_INITIATOR), n.ENV_INITIATOR),
+        "idempotency_key": key,
+        "initiator": decode_principal(get(ENV_INITIATOR), ENV_INITIATOR),
         "delivered_at": delivered_at,
-        "metadata": text_map(body.get(n.ENV_METADATA), n.ENV_METADATA),
+        "metadata": text_map(get(ENV_METADATA), ENV_METADATA),
         "submit_options": _EMPTY_OPTIONS if raw_options is None else submit_options.decode(raw_options),
     }
-    text = required_str(body, n.ENV_USER_INPUT)
     fields["user_input"] = (
-        TextInput.from_checked_fields({"type": n.UI_TAG_TEXT, "text": text})
+        TextInput.from_checked_fields({"type": UI_TAG_TEXT, "text": text})
         if encoded is None
         else user_input.decode_or_text(encoded, text, session_id)
     )
@@ -255,16 +291,16 @@ def _bson_to_json(value: object, depth: int) -> object:
 
 def _bad_priority(value: object) -> str:
     if value is None:
-        return f"Missing required field '{n.ENV_PRIORITY}'"
+        return f"Missing required field '{ENV_PRIORITY}'"
     if isinstance(value, str):
         return f"Unknown priority: {clip(value)!r}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"Unknown priority ordinal: {value}" if -1000 < value < 1000 else "Unknown priority ordinal"
-    return f"field '{n.ENV_PRIORITY}' has the wrong type: {json_type(value)}"
+    return f"field '{ENV_PRIORITY}' has the wrong type: {json_type(value)}"
 
 
 def _not_document(value: object) -> str:
-    return f"field '{n.F_PAYLOAD}' must be a document, got {json_type(value)}"
+    return f"field '{F_PAYLOAD}' must be a document, got {json_type(value)}"
 
 
 # --------------------------------------------------------------------------------------------- recover
@@ -289,9 +325,9 @@ def _recover(raw: object) -> tuple[str | None, str | None]:
         raw = json.loads(raw)
     if not isinstance(raw, Mapping):
         return None, None
-    nested = raw.get(n.F_PAYLOAD)
+    nested = raw.get(F_PAYLOAD)
     inner = nested if isinstance(nested, Mapping) else None
-    return _address(raw, inner, n.ENV_TURN_ID), _address(raw, inner, n.ENV_IDEMPOTENCY_KEY)
+    return _address(raw, inner, ENV_TURN_ID), _address(raw, inner, ENV_IDEMPOTENCY_KEY)
 
 
 def _address(outer: Mapping[str, Any], inner: Mapping[str, Any] | None, key: str) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any
 from bson import ObjectId
 
 from aimon_mongo import names as n
+from aimon_mongo.codec._fields import log_name
 from aimon_mongo.codec.inbound import from_json_envelope, from_mongo_document, recover_address
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.batch import UnreadableEntry
@@ -68,8 +69,8 @@ def unreadable_entry(
     )
     log.warning(
         "unreadable inbox entry %s of session %s reported, not delivered: %s",
-        entry.id,
-        session_id if session_id is not None else "unattributed",
+        log_name(entry.id),
+        log_name(session_id),
         reason,
     )
     return entry

@@ -12,12 +12,13 @@ from aimon_mongo.model._base import is_blank
 from aimon_mongo.model.principal import Principal, PrincipalType
 
 _TYPES = {t.value: t for t in PrincipalType}
+_TYPE_NAMES = {t: t.value for t in PrincipalType}  # plain str, and faster than Enum.value
 
 
 def encode_principal(principal: Principal) -> dict[str, Any]:
     """``{"type", "id", "displayName"}`` in that order."""
     return {
-        n.PRINCIPAL_TYPE: principal.type.value,
+        n.PRINCIPAL_TYPE: _TYPE_NAMES[principal.type],
         n.PRINCIPAL_ID: principal.id,
         n.PRINCIPAL_DISPLAY_NAME: principal.display_name,
     }
@@ -30,7 +31,7 @@ def decode_principal(obj: object, field: str) -> Principal:
     blank ``id``, a non-string ``displayName``. Principals are immutable and the same few initiators come
     back on message after message, so decoded ones are interned (a bounded cache).
     """
-    if not isinstance(obj, Mapping):
+    if type(obj) is not dict and not isinstance(obj, Mapping):
         if obj is None:
             raise CodecError(f"Missing {field} field")
         raise CodecError(f"Missing {field} field (not an object: {json_type(obj)})")

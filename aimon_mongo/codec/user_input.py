@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from aimon_mongo import names as n
-from aimon_mongo.codec._fields import clip, coerce_text, compact_json, json_type, parse_json
+from aimon_mongo.codec._fields import clip, coerce_text, compact_json, json_type, log_name, parse_json
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.user_input import (
     MAX_NESTING,
@@ -107,7 +107,7 @@ def decode_or_text(encoded: object, text: str, where: str | None) -> UserInput:
     except Exception as exc:  # the line is the field, not the kind of failure
         log.warning(
             "unreadable userInputEncoded for session %s; using its text rendering instead: %s",
-            where if where is not None else "unattributed",
+            log_name(where),
             _reason(exc),
         )
         return TextInput(text=text)
@@ -142,7 +142,7 @@ def _fields_tree(obj: object, depth: int) -> dict[str, Any]:
         if not isinstance(inputs, list) or not inputs:
             raise CodecError("multimodal input needs a non-empty 'inputs' array")
         return {"type": "multimodal", "inputs": tuple(_fields_tree(child, depth + 1) for child in inputs)}
-    raise CodecError(f"Unknown user input type: {clip(tag)}")
+    raise CodecError(f"Unknown user input type: {clip(tag)!r}")
 
 
 def _required_text(obj: Mapping[str, Any], field: str) -> str:
@@ -173,4 +173,5 @@ def _first_error(exc: ValidationError) -> str:
         return "invalid value"
     first = errors[0]
     loc = ".".join(str(part) for part in first.get("loc", ()))
-    return f"{loc}: {first.get('msg', 'invalid value')}" if loc else str(first.get("msg", "invalid value"))
+    message = clip(str(first.get("msg", "invalid value")), 160)
+    return f"{loc}: {message}" if loc else message
