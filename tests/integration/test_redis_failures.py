@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import redis
 
-from aimon_mongo.errors import BackendUnavailable, SessionInboxError, SessionLeaseError
+from aimon_mongo.errors import BackendUnavailable, InvalidArgumentError, SessionInboxError, SessionLeaseError
 from aimon_mongo.model import Priority
 from aimon_mongo.redis import AsyncRedisSessionBackends, RedisSessionBackends
 from tests.conformance.backends import AsyncFacade
@@ -53,3 +53,15 @@ async def test_other_failures_raise_the_capability_family(redis_cluster: Any, re
     redis_client.set(f"{root}:aimon:conv:lock:fence:s-2", "not a number")
     with pytest.raises(SessionLeaseError):
         await node.leases.try_acquire("s-2", "node-a", timedelta(seconds=30))
+
+
+async def test_holder_ids_that_would_break_a_stored_format_are_refused(redis_cluster: Any) -> None:
+    node = await redis_cluster.node("node-a")
+    assert node.leases.holder_id_forbidden_chars == ":"
+    with pytest.raises(InvalidArgumentError, match="holder_id"):
+        await node.leases.try_acquire("s-1", "node:1", timedelta(seconds=30))
+    assert await node.leases.find_holder("s-1") is None
+    assert node.idempotency.holder_id_forbidden_chars == '"\\'
+    for holder in ('a"b', "a\\b"):
+        with pytest.raises(InvalidArgumentError, match="holder_id"):
+            await node.idempotency.touch("k-1", holder)

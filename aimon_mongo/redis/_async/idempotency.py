@@ -18,7 +18,7 @@ from aimon_mongo.clock import Clock
 from aimon_mongo.codec._stored import compact_json
 from aimon_mongo.codec.idempotency import entry_from_json, entry_to_json, ttl_millis
 from aimon_mongo.codec.instant import format_instant
-from aimon_mongo.errors import CodecError, IdempotencyStoreError, InvalidArgumentError
+from aimon_mongo.errors import CodecError, IdempotencyStoreError
 from aimon_mongo.model.idempotency import (
     IdempotencyEntry,
     IdempotencyStatus,
@@ -27,7 +27,7 @@ from aimon_mongo.model.idempotency import (
     TurnResult,
 )
 from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
-from aimon_mongo.redis.keys import RedisKeys
+from aimon_mongo.redis.keys import RedisKeys, require_holder
 from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit, require_positive
 
 log = logging.getLogger(__name__)
@@ -49,15 +49,17 @@ _IN_FLIGHT = _member(n.IDEM_STATUS, IdempotencyStatus.IN_FLIGHT.value)
 _NO_HOLDER = _member(n.IDEM_HOLDER_ID, None)
 
 
+HOLDER_ID_FORBIDDEN_CHARS = '"\\'
+
+
 def _holder(value: object, argument: str) -> str:
-    holder = require_id(value, argument)
-    if '"' in holder or "\\" in holder:
-        raise InvalidArgumentError(f"{argument} must not contain '\"' or '\\' on Redis, got {holder!r}")
-    return holder
+    return require_holder(value, argument, HOLDER_ID_FORBIDDEN_CHARS, "its Lua scripts match holder ids as text")
 
 
 class AsyncRedisIdempotencyStore:
     """Client-key de-duplication and holder-loss detection (see the module text)."""
+
+    holder_id_forbidden_chars = HOLDER_ID_FORBIDDEN_CHARS
 
     def __init__(self, io: AsyncRedisIO, keys: RedisKeys, clock: Clock, done_ttl: timedelta = DEFAULT_DONE_TTL):
         self._io = io

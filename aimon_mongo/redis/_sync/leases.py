@@ -2,9 +2,10 @@
 """Lease store on Redis: lock ``<conv>:lock:<id>`` = ``<holder>:<token>`` with PX, and the never-expiring
 fencing counter ``<conv>:lock:fence:<id>`` (reference §4.3).
 
-The stamp is split at its *last* ``:`` (the token is all digits), so a holder id may contain ``:``; the
-reference refused such ids, and reads our stamps the same way (from the right). Expiry is Redis's own
-(PX); the expiry a caller sees is computed from the server's ``TIME``. ``extend`` revives a lapsed lock
+Holder ids may not contain ``:`` (refused with :class:`~aimon_mongo.errors.InvalidArgumentError`, as in
+the reference; the frozen stamp format ``holder-token`` has no ``:`` in the holder), declared as
+``holder_id_forbidden_chars``. Expiry is Redis's own (PX); the expiry a caller sees is computed from the
+server's ``TIME``. ``extend`` revives a lapsed lock
 whose token is still the counter's latest (nobody acquired since); ``release`` bumps the counter past the
 released token so a released lease can never be revived.
 """
@@ -18,17 +19,21 @@ from aimon_mongo.codec.idempotency import ttl_millis
 from aimon_mongo.errors import SessionLeaseError
 from aimon_mongo.model.lease import Lease
 from aimon_mongo.redis._sync.connection import RedisIO
-from aimon_mongo.redis.keys import RedisKeys
+from aimon_mongo.redis.keys import RedisKeys, require_holder
 from aimon_mongo.redis.replies import from_millis, text
 from aimon_mongo.validate import require_id, require_lease, require_positive
 
 log = logging.getLogger(__name__)
 
 
+HOLDER_ID_FORBIDDEN_CHARS = ":"
+
+
 class RedisSessionLeaseStore:
     """Holder election with fencing tokens that strictly increase per session (see the module text)."""
 
     resurrects_lapsed = True
+    holder_id_forbidden_chars = HOLDER_ID_FORBIDDEN_CHARS
 
     def __init__(self, io: RedisIO, keys: RedisKeys) -> None:
         self._io = io
@@ -36,7 +41,7 @@ class RedisSessionLeaseStore:
 
     def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
         sid = require_id(session_id, "session_id")
-        holder = require_id(holder_id, "holder_id")
+        holder = require_holder(holder_id, "holder_id", HOLDER_ID_FORBIDDEN_CHARS, "the lock stamp's separator")
         millis = ttl_millis(require_positive(ttl, "ttl"))
         keys = [self._keys.lock(sid), self._keys.lock_fence(sid)]
         with self._io.guard(SessionLeaseError, f"lease acquire of session {sid!r}"):
