@@ -16,11 +16,14 @@ from aimon_mongo.model import (
     IdempotencyEntry,
     IdempotencyStatus,
     Principal,
+    SignalKind,
     TaskState,
     TextInput,
 )
 from aimon_mongo.model.record import LogSegment, SessionTotals
 from aimon_mongo.redis import RedisSessionBackends
+from aimon_mongo.schema_gate import assert_conforms
+from tests.conformance.helpers import signal
 from tests.golden.envelopes import (
     MULTIMODAL_ENVELOPE_JSON,
     TEXT_ENVELOPE_JSON,
@@ -199,3 +202,72 @@ async def test_task_value_and_index_set(redis_cluster: Any, redis_client: redis.
     redis_client.delete(f"{root}:aimon:subagent:task:t-1")  # value gone: list drops the stale index entry
     assert await node.tasks.list() == []
     assert redis_client.smembers(f"{root}:aimon:subagent:task:index") == set()
+
+
+def _texts(mapping: dict[bytes, bytes]) -> dict[str, str]:
+    return {k.decode(): v.decode() for k, v in mapping.items()}
+
+
+async def test_stored_values_conform_to_their_declarations(redis_cluster: Any, redis_client: redis.Redis) -> None:
+    """Every Redis root of ``aimon_mongo/stored/`` checked against what the backend actually wrote."""
+    node = await redis_cluster.node("node-a")
+    root = redis_cluster.root
+    pubsub = redis_client.pubsub()
+    pubsub.subscribe(f"{root}:aimon:conv:events:conv-7f3a")
+    try:
+        await node.inbox.deliver(MULTIMODAL_MESSAGE)
+        [(_id, entry)] = _stream(redis_client, f"{root}:aimon:inbox:conv-7f3a:NEXT")
+        assert_conforms("redis.inbox.stream-entry", _texts(entry))
+        redis_client.xadd(f"{root}:aimon:inbox:conv-7f3a:NOW", {"p": b"\xff damaged"})
+        await node.inbox.collect("conv-7f3a")
+        [(_qid, quarantined)] = _stream(redis_client, f"{root}:aimon:inbox:conv-7f3a:quarantine")
+        raw_p = quarantined.pop(b"p")
+        assert raw_p == b"\xff damaged"  # kept as stored: not text
+        assert_conforms("redis.inbox.quarantine-entry", {"p": raw_p, **_texts(quarantined)})
+
+        lease = await node.leases.try_acquire("conv-7f3a", "node-a", timedelta(seconds=30))
+        assert lease is not None
+        assert_conforms("redis.lease.value", (redis_client.get(f"{root}:aimon:conv:lock:conv-7f3a") or b"").decode())
+        counter = redis_client.get(f"{root}:aimon:conv:lock:fence:conv-7f3a") or b""
+        assert_conforms("redis.lease.fence-counter", counter.decode())
+
+        entry = IdempotencyEntry(
+            key="k-1", session_id="conv-7f3a", input_hash="h", status=IdempotencyStatus.IN_FLIGHT,
+            holder_id=None, created_at=T0, last_touched_at=T0,
+        )  # fmt: skip
+        await node.idempotency.put_if_absent(entry, timedelta(seconds=60))
+        assert_conforms("redis.idempotency.value", (redis_client.get(f"{root}:aimon:conv:idem:k-1") or b"").decode())
+
+        task = BackgroundTask(task_id="t-1", subagent_name="r", state=TaskState.PENDING, start_time=T0)
+        await node.tasks.put(task)
+        await node.tasks.transition("t-1", TaskState.COMPLETED)
+        value = (redis_client.get(f"{root}:aimon:subagent:task:t-1") or b"").decode()
+        assert_conforms("redis.background-task.value", value)
+
+        await node.signals.publish(signal("conv-7f3a", "node-a", SignalKind.STATUS, phase="IDLE"))
+        message = pubsub.get_message(ignore_subscribe_messages=True, timeout=5)
+        while message is None:
+            message = pubsub.get_message(ignore_subscribe_messages=True, timeout=5)
+        assert_conforms("redis.signal.message", message["data"].decode())
+
+        await node.records.provision("conv-7f3a", "assistant", lease.fencing_token)
+        await node.records.merge_transcript("conv-7f3a", "{}", lease.fencing_token)
+        await node.records.set_totals_and_budget_override("conv-7f3a", SessionTotals(), {"m": 1}, lease.fencing_token)
+        await node.records.increment_compaction_failure_count("conv-7f3a", lease.fencing_token)
+        record = _texts(redis_client.hgetall(f"{root}:aimon:session:record:conv-7f3a"))
+        assert_conforms("redis.session-record.hash", record)
+        fence = (redis_client.get(f"{root}:aimon:session:fence:{{s:conv-7f3a}}") or b"").decode()
+        assert_conforms("redis.session-record.write-fence", fence)
+
+        segment = LogSegment(
+            session_id="conv-7f3a", segment_id="g-1", from_seq=0, to_seq=0, entry_count=1,
+            payload='{"version":2,"entries":[]}',
+            created_at=T0,
+        )  # fmt: skip
+        await node.segments.put(segment, lease.fencing_token)
+        data = _texts(redis_client.hgetall(f"{root}:aimon:session:segment:{{s:conv-7f3a}}:data"))
+        created = _texts(redis_client.hgetall(f"{root}:aimon:session:segment:{{s:conv-7f3a}}:created"))
+        assert_conforms("redis.log-segment.data-value", data["g-1"])
+        assert_conforms("redis.log-segment.created-value", created["g-1"])
+    finally:
+        pubsub.close()
