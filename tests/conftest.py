@@ -3,4 +3,5 @@
 pytest_plugins = [
     "tests.fixtures.mongo",
     "tests.fixtures.postgres",
+    "tests.fixtures.redis",
 ]

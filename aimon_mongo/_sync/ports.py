@@ -101,10 +101,13 @@ class SessionLeaseStore(Protocol):
     """Holder election with fencing tokens that strictly increase per session, across release and expiry.
 
     ``resurrects_lapsed`` declares whether ``extend`` revives a lapsed lease nobody has taken over yet
-    (MongoDB, PostgreSQL, memory: yes; Redis: no, the expired key is gone).
+    (every backend does; Redis keeps the token in its fence counter to allow it).
+    ``holder_id_forbidden_chars`` lists characters a holder id may not contain (Redis: ``":"``, because its
+    lock value is ``<holder>:<token>``); such ids are refused with ``InvalidArgumentError``.
     """
 
     resurrects_lapsed: bool
+    holder_id_forbidden_chars: str
 
     def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
         """Take the lease if nobody holds a live one (the same holder gets no special treatment); ``None``

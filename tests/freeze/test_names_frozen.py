@@ -217,6 +217,25 @@ def test_redis_keys_prefixes_and_channels() -> None:
     assert names.REDIS_SEGMENT_CREATED_SUFFIX == "created"
 
 
+def test_redis_additive_keys_and_fields() -> None:
+    """Redis keys and stream fields that are ours (additive): write fence, hash tag, quarantine fields."""
+    assert names.REDIS_HASH_TAG_OPEN == "{s:"
+    assert names.REDIS_HASH_TAG_CLOSE == "}"
+    assert names.REDIS_SESSION_FENCE_PREFIX == "aimon:session:fence"
+    assert names.REDIS_QUARANTINE_ENTRY_ID_FIELD == "entryId"
+    assert names.REDIS_QUARANTINE_ERROR_FIELD == "error"
+
+
+def test_session_totals_subtree() -> None:
+    """Session totals subtree (record "sessionTotals", STATUS signal "totals")."""
+    assert names.TOTALS_TURN_COUNT == "turnCount"
+    assert names.TOTALS_ITERATIONS == "iterations"
+    assert names.TOTALS_PROMPT_TOKENS == "promptTokens"
+    assert names.TOTALS_COMPLETION_TOKENS == "completionTokens"
+    assert names.TOTALS_TOTAL_TOKENS == "totalTokens"
+    assert names.TOTALS_REASONING_TOKENS == "reasoningTokens"
+
+
 def test_postgresql() -> None:
     """PostgreSQL (sql/V1__init.sql, sql/V2__session_log_segment.sql)."""
     assert names.PG_DEFAULT_SCHEMA == "aimon_session"

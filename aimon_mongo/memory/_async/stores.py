@@ -89,6 +89,7 @@ class AsyncMemorySessionInbox:
 
 class AsyncMemorySessionLeaseStore:
     resurrects_lapsed = True
+    holder_id_forbidden_chars = ""
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.leases

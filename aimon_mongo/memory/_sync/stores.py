@@ -90,6 +90,7 @@ class MemorySessionInbox:
 
 class MemorySessionLeaseStore:
     resurrects_lapsed = True
+    holder_id_forbidden_chars = ""
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.leases

@@ -62,6 +62,7 @@ class AsyncPostgresSessionLeaseStore:
     """
 
     resurrects_lapsed = True
+    holder_id_forbidden_chars = ""
 
     def __init__(self, pool: AsyncPgPool, schema: str) -> None:
         self._pool = pool

@@ -63,6 +63,7 @@ class PostgresSessionLeaseStore:
     """
 
     resurrects_lapsed = True
+    holder_id_forbidden_chars = ""
 
     def __init__(self, pool: PgPool, schema: str) -> None:
         self._pool = pool
