@@ -53,6 +53,10 @@ class StaleFencingTokenError(AimonStorageError):
         )
 
 
+class SchemaMigrationError(AimonStorageError):
+    """Applying a store's schema (tables, indexes, migrations) failed."""
+
+
 class SessionInboxError(AimonStorageError):
     """The inbox backend failed."""
 

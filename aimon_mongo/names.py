@@ -213,6 +213,14 @@ REDIS_QUARANTINE_SUFFIX: Final = "quarantine"  # ours: <inbox>:<id>:quarantine
 REDIS_INDEX_SUFFIX: Final = "index"
 REDIS_SEGMENT_DATA_SUFFIX: Final = "data"
 REDIS_SEGMENT_CREATED_SUFFIX: Final = "created"
+REDIS_HASH_TAG_OPEN: Final = "{s:"  # segment keys: <prefix>:{s:<id>}:data (one cluster slot per session)
+REDIS_HASH_TAG_CLOSE: Final = "}"
+# Ours (additive): highest fencing token accepted per session for fenced record/segment writes, a String
+# at <prefix>:{s:<id>} (the hash tag puts it in the slot of the session's segment keys).
+REDIS_SESSION_FENCE_PREFIX: Final = "aimon:session:fence"
+# Ours (additive): fields of a quarantine stream entry besides "p" (the raw envelope text).
+REDIS_QUARANTINE_ENTRY_ID_FIELD: Final = "entryId"  # the id the entry had in its inbox stream
+REDIS_QUARANTINE_ERROR_FIELD: Final = "error"  # why it could not be decoded (never the payload)
 
 # --- PostgreSQL (sql/V1__init.sql, sql/V2__session_log_segment.sql) ---
 # Frozen: tables, columns, index names and the LISTEN/NOTIFY channel.
@@ -237,6 +245,11 @@ PG_IDX_IDEMPOTENCY_INFLIGHT_STALE: Final = "idempotency_entry_inflight_stale_idx
 PG_IDX_IDEMPOTENCY_EXPIRES_AT: Final = "idempotency_entry_expires_at_idx"
 PG_IDX_TASK_STATE: Final = "background_task_state_idx"
 PG_IDX_TASK_CONTEXT: Final = "background_task_context_idx"
+# Ours (sql/V3__aimon_additions.sql and the migration ledger), frozen once deployed: ensure_schema() and
+# operators find applied versions, fences and quarantined entries under these names.
+PG_SESSION_FENCE: Final = "session_fence"
+PG_SCHEMA_VERSION: Final = "aimon_schema_version"
+PG_IDX_INBOX_QUARANTINE_CONV: Final = "conversation_inbox_quarantine_conv_idx"
 
 # --- Snapshot envelope (VfsSessionSnapshotStore) ---
 # Frozen: {"v":1, "subagentName", "contextId" (only when known), "snapshot": {...}}.

@@ -40,3 +40,8 @@ class SignalHub:
         with self._lock:
             subs = self._subscribers.get(session_id, {})
             return [handler for node, handler in subs.values() if node != origin_node_id]
+
+    def sessions(self) -> list[str]:
+        """The sessions that have at least one subscriber (what a store-backed bus fetches payloads for)."""
+        with self._lock:
+            return list(self._subscribers)

@@ -42,6 +42,8 @@ RULES: list[tuple[str, str]] = [
     (r"\bStopAsyncIteration\b", "StopIteration"),
     (r"\banext\(", "next("),
     (r"\baclose\b", "close"),
+    (r"\baclosing\b", "closing"),
+    (r"\basynccontextmanager\b", "contextmanager"),
     (r"\basyncio\.sleep\b", "time.sleep"),
     (r"^import asyncio$", "import time"),
     # driver and library names: AsyncMongoClient -> MongoClient, AsyncGridFSBucket -> GridFSBucket,

@@ -2,4 +2,6 @@
 
 pytest_plugins = [
     "tests.fixtures.mongo",
+    "tests.fixtures.postgres",
+    "tests.fixtures.redis",
 ]

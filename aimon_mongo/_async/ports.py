@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import JsonValue
 
@@ -82,10 +82,12 @@ class AsyncSessionInbox(Protocol):
         """Quarantined entries (oldest first), of one session or of all."""
         ...
 
-    async def replay_quarantined(self, quarantine_id: str, raw: JsonValue | None = None) -> str:
-        """Decode the quarantined entry (or ``raw``, its repaired form), deliver it again and remove it from
-        quarantine; returns the new inbox id. Refuses with ``CodecError`` (and keeps the entry) if it still
-        cannot be decoded."""
+    async def replay_quarantined(self, quarantine_id: str, raw: Any = None) -> str:
+        """Decode the quarantined entry (or ``raw``, its repaired form, in the shape of
+        :attr:`QuarantinedEntry.raw`: a document for MongoDB, the envelope text for Redis/PostgreSQL),
+        deliver it again and remove it from quarantine; returns the new inbox id. Refuses with
+        ``CodecError`` (and keeps the entry) if it still cannot be decoded; an unknown id raises
+        :class:`~aimon_mongo.errors.SessionInboxError`."""
         ...
 
     async def delete_quarantined(self, quarantine_id: str) -> bool:
@@ -98,10 +100,13 @@ class AsyncSessionLeaseStore(Protocol):
     """Holder election with fencing tokens that strictly increase per session, across release and expiry.
 
     ``resurrects_lapsed`` declares whether ``extend`` revives a lapsed lease nobody has taken over yet
-    (MongoDB, PostgreSQL, memory: yes; Redis: no, the expired key is gone).
+    (every backend does; Redis keeps the token in its fence counter to allow it).
+    ``holder_id_forbidden_chars`` lists characters a holder id may not contain (Redis: ``":"``, because its
+    lock value is ``<holder>:<token>``); such ids are refused with ``InvalidArgumentError``.
     """
 
     resurrects_lapsed: bool
+    holder_id_forbidden_chars: str
 
     async def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
         """Take the lease if nobody holds a live one (the same holder gets no special treatment); ``None``

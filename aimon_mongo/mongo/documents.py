@@ -93,15 +93,17 @@ def lease_claim(holder_id: str, ttl: timedelta, first: bool) -> list[dict[str, A
 
 def lease_from_document(doc: Mapping[str, Any]) -> Lease:
     """A lock document as a :class:`Lease` (the caller has checked that it is held)."""
-    try:
-        return Lease(
-            session_id=required_id(doc, n.F_ID),
-            holder_id=required_id(doc, n.F_HOLDER_ID),
-            fencing_token=optional_int(doc, n.F_FENCING_TOKEN, 0),
-            expires_at=instant(doc.get(n.F_LEASE_EXPIRES_AT), n.F_LEASE_EXPIRES_AT),
-        )
-    except ValueError as exc:  # pydantic's ValidationError: e.g. a token below 1
-        raise CodecError(f"lock document of session {doc.get(n.F_ID)!r} is unreadable: {type(exc).__name__}") from None
+    token = optional_int(doc, n.F_FENCING_TOKEN, 0)
+    if token < 1:
+        raise CodecError(f"lock document of session {doc.get(n.F_ID)!r} has no valid fencing token")
+    return Lease.from_checked_fields(
+        {
+            "session_id": required_id(doc, n.F_ID),
+            "holder_id": required_id(doc, n.F_HOLDER_ID),
+            "fencing_token": token,
+            "expires_at": instant(doc.get(n.F_LEASE_EXPIRES_AT), n.F_LEASE_EXPIRES_AT),
+        }
+    )
 
 
 # --- records ------------------------------------------------------------------------------------------

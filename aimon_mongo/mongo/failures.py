@@ -2,27 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from types import TracebackType
 
 from pymongo.errors import ConnectionFailure, PyMongoError
 
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable
 
 
-@contextmanager
-def failures(family: type[AimonStorageError], what: str) -> Iterator[None]:
+class failures:  # lower case: used like a function, ``with failures(Family, "what"):``
     """Re-raise a PyMongo error as :class:`BackendUnavailable` (unreachable, timed out) or as ``family``.
 
     ``what`` names the operation (and may name ids, never payloads). Errors of our own families pass
-    through unchanged.
+    through unchanged. A class rather than a generator-based context manager: it wraps every store call.
     """
-    try:
-        yield
-    except ConnectionFailure as exc:
-        raise BackendUnavailable(f"MongoDB unreachable during {what}: {type(exc).__name__}: {exc}") from exc
-    except PyMongoError as exc:
-        raise family(f"{what} failed: {type(exc).__name__}: {_short(exc)}") from exc
+
+    __slots__ = ("_family", "_what")
+
+    def __init__(self, family: type[AimonStorageError], what: str) -> None:
+        self._family = family
+        self._what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc is None or not isinstance(exc, PyMongoError):
+            return  # nothing to translate; never swallows
+        if isinstance(exc, ConnectionFailure):
+            raise BackendUnavailable(f"MongoDB unreachable during {self._what}: {type(exc).__name__}: {exc}") from exc
+        raise self._family(f"{self._what} failed: {type(exc).__name__}: {_short(exc)}") from exc
 
 
 def _short(exc: PyMongoError) -> str:

@@ -17,6 +17,8 @@ from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.model._base import Frozen
 
 _BMP_LIMIT = 0xFFFF
+DEFAULT_MAX_CHARS = 65536
+"""What one ``read`` of task output returns at most, in UTF-16 code units, unless told otherwise."""
 
 
 class OutputSlice(Frozen):

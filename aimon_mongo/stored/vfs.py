@@ -47,7 +47,7 @@ class GridFsFileDocument(TypedDict):
 class GridFsDirectoryMarkerDocument(TypedDict):
     _id: ObjectId
     filename: Annotated[str, Format("directory-marker-name")]
-    length: Literal[0]
+    length: int  # always 0; the driver writes it as int64 (pymongo) or int32, like a file's length
     chunkSize: int
     uploadDate: BsonDate
     metadata: DirectoryMarkerMetadataDocument

@@ -67,7 +67,7 @@ async def test_batch_bound(node: Any) -> None:
     rest = await node.inbox.collect(session)
     assert len(rest.messages) == total - expected_first
     turns = [m.turn_id for m in first.messages + rest.messages]
-    assert sorted(turns) == [f"{i:03d}" for i in range(total)]
+    assert sorted(turns, key=int) == [f"{i:03d}" for i in range(total)]
     assert len(set(turns)) == total
 
 

@@ -217,6 +217,25 @@ def test_redis_keys_prefixes_and_channels() -> None:
     assert names.REDIS_SEGMENT_CREATED_SUFFIX == "created"
 
 
+def test_redis_additive_keys_and_fields() -> None:
+    """Redis keys and stream fields that are ours (additive): write fence, hash tag, quarantine fields."""
+    assert names.REDIS_HASH_TAG_OPEN == "{s:"
+    assert names.REDIS_HASH_TAG_CLOSE == "}"
+    assert names.REDIS_SESSION_FENCE_PREFIX == "aimon:session:fence"
+    assert names.REDIS_QUARANTINE_ENTRY_ID_FIELD == "entryId"
+    assert names.REDIS_QUARANTINE_ERROR_FIELD == "error"
+
+
+def test_session_totals_subtree() -> None:
+    """Session totals subtree (record "sessionTotals", STATUS signal "totals")."""
+    assert names.TOTALS_TURN_COUNT == "turnCount"
+    assert names.TOTALS_ITERATIONS == "iterations"
+    assert names.TOTALS_PROMPT_TOKENS == "promptTokens"
+    assert names.TOTALS_COMPLETION_TOKENS == "completionTokens"
+    assert names.TOTALS_TOTAL_TOKENS == "totalTokens"
+    assert names.TOTALS_REASONING_TOKENS == "reasoningTokens"
+
+
 def test_postgresql() -> None:
     """PostgreSQL (sql/V1__init.sql, sql/V2__session_log_segment.sql)."""
     assert names.PG_DEFAULT_SCHEMA == "aimon_session"
@@ -249,6 +268,8 @@ def test_snapshot_envelope() -> None:
     assert names.SNAP_ENV_CONTEXT_ID == "contextId"
     assert names.SNAP_ENV_SNAPSHOT == "snapshot"
     assert names.SNAP_ENV_FORMAT_VERSION == 1
+    assert names.SNAP_STORE_BASE_DIR == "task-snapshot"
+    assert names.SNAP_STORE_SUFFIX == ".json"
     assert names.SNAP_DOC_VERSION == "version"
     assert names.SNAP_DOC_CONVERSATION_ID == "conversationId"
 
@@ -346,6 +367,15 @@ def test_task_result_document() -> None:
     assert names.TASKRES_DURATION_MILLIS == "durationMillis"
     assert names.TASKRES_TOTAL_TOKENS == "totalTokens"
     assert names.TASKRES_SUMMARY_TRUNCATED == "summaryTruncated"
+    assert names.TASKRES_BASE_DIR == "task-result"
+    assert names.TASKRES_SUFFIX == ".json"
+
+
+def test_task_output_segments() -> None:
+    """Task output (VfsTaskOutputStore): append-only segments "<base_dir>/<task_id>/<start:020d>.seg"."""
+    assert names.TASKOUT_BASE_DIR == "task-output"
+    assert names.TASKOUT_SEGMENT_SUFFIX == ".seg"
+    assert names.TASKOUT_START_DIGITS == 20
 
 
 def test_virtual_filesystem_on_gridfs() -> None:
@@ -357,6 +387,20 @@ def test_virtual_filesystem_on_gridfs() -> None:
     assert names.VFS_META_CONTENT_SHA256 == "contentSha256"
     assert names.VFS_META_COPIED_FROM == "copiedFrom"
     assert names.VFS_ETAG_PREFIX == "sha256:"
+
+
+def test_gridfs_storage_shape() -> None:
+    """GridFS storage shape (the GridFS specification's own names) and the VFS URL scheme."""
+    assert names.GRIDFS_FILES_SUFFIX == "files"
+    assert names.GRIDFS_CHUNKS_SUFFIX == "chunks"
+    assert names.GRIDFS_FILENAME == "filename"
+    assert names.GRIDFS_LENGTH == "length"
+    assert names.GRIDFS_CHUNK_SIZE == "chunkSize"
+    assert names.GRIDFS_UPLOAD_DATE == "uploadDate"
+    assert names.GRIDFS_METADATA == "metadata"
+    assert names.GRIDFS_FILES_ID == "files_id"
+    assert names.GRIDFS_N == "n"
+    assert names.VFS_GRIDFS_SCHEME == "gridfs"
 
 
 def test_keys_shared_with_the_wider_runtime() -> None:

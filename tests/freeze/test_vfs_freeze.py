@@ -10,20 +10,7 @@ from bson import Int64
 from pymongo import MongoClient
 from pymongo.synchronous.database import Database
 
-from aimon_mongo import names
 from aimon_mongo.vfs import GridFSFileSystem
-
-
-def test_literals() -> None:
-    assert names.DEFAULT_VFS_DATABASE == "aimon"
-    assert names.DEFAULT_GRIDFS_BUCKET == "fs"
-    assert names.DEFAULT_GRIDFS_CHUNK_SIZE == 1048576
-    assert names.VFS_MARKER_TYPE == "directory"
-    assert (names.VFS_META_TYPE, names.VFS_META_PATH, names.VFS_META_UPLOAD_DATE) == ("type", "path", "uploadDate")
-    assert (names.VFS_META_CONTENT_SHA256, names.VFS_META_COPIED_FROM) == ("contentSha256", "copiedFrom")
-    assert names.VFS_ETAG_PREFIX == "sha256:"
-    assert names.VFS_GRIDFS_SCHEME == "gridfs"
-    assert (names.GRIDFS_FILES_SUFFIX, names.GRIDFS_CHUNKS_SUFFIX) == ("files", "chunks")
 
 
 @pytest.fixture

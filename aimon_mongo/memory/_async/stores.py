@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from typing import Any
 
 from pydantic import JsonValue
 
@@ -77,7 +78,7 @@ class AsyncMemorySessionInbox:
         require_limit(limit)
         return []
 
-    async def replay_quarantined(self, quarantine_id: str, raw: JsonValue | None = None) -> str:
+    async def replay_quarantined(self, quarantine_id: str, raw: Any = None) -> str:
         require_id(quarantine_id, "quarantine_id")
         raise SessionInboxError(f"no quarantined entry {quarantine_id!r}")
 
@@ -88,6 +89,7 @@ class AsyncMemorySessionInbox:
 
 class AsyncMemorySessionLeaseStore:
     resurrects_lapsed = True
+    holder_id_forbidden_chars = ""
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.leases

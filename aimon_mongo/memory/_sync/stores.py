@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from typing import Any
 
 from pydantic import JsonValue
 
@@ -78,7 +79,7 @@ class MemorySessionInbox:
         require_limit(limit)
         return []
 
-    def replay_quarantined(self, quarantine_id: str, raw: JsonValue | None = None) -> str:
+    def replay_quarantined(self, quarantine_id: str, raw: Any = None) -> str:
         require_id(quarantine_id, "quarantine_id")
         raise SessionInboxError(f"no quarantined entry {quarantine_id!r}")
 
@@ -89,6 +90,7 @@ class MemorySessionInbox:
 
 class MemorySessionLeaseStore:
     resurrects_lapsed = True
+    holder_id_forbidden_chars = ""
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.leases

@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 class AsyncMongoSessionLeaseStore:
     resurrects_lapsed = True
+    holder_id_forbidden_chars = ""
     """``extend`` is a token CAS: a lapsed lease nobody took over is revived."""
 
     def __init__(self, collection: AsyncCollection[dict[str, Any]]) -> None:

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 class MongoSessionLeaseStore:
     resurrects_lapsed = True
+    holder_id_forbidden_chars = ""
     """``extend`` is a token CAS: a lapsed lease nobody took over is revived."""
 
     def __init__(self, collection: Collection[dict[str, Any]]) -> None:

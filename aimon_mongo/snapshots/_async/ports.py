@@ -11,7 +11,7 @@ from typing import Protocol, runtime_checkable
 
 from aimon_mongo.snapshots.envelope import ResumableSession
 from aimon_mongo.snapshots.model import SessionSnapshot
-from aimon_mongo.snapshots.output import OutputSlice
+from aimon_mongo.snapshots.output import DEFAULT_MAX_CHARS, OutputSlice
 from aimon_mongo.snapshots.task_result import TaskResult
 
 
@@ -42,7 +42,7 @@ class AsyncTaskOutputStore(Protocol):
         """Append a chunk (``None`` or ``""`` is ignored)."""
         ...
 
-    async def read(self, task_id: str, from_offset: int = 0, max_chars: int = 65536) -> OutputSlice:
+    async def read(self, task_id: str, from_offset: int = 0, max_chars: int = DEFAULT_MAX_CHARS) -> OutputSlice:
         """Up to ``max_chars`` UTF-16 units of output starting at ``from_offset``."""
         ...
 

@@ -26,12 +26,17 @@ from aimon_mongo.snapshots.layout import (
     task_dir,
     validate_base_dir,
 )
-from aimon_mongo.snapshots.output import OutputSlice, OutputWindow, encode_chunk, utf16_length
+from aimon_mongo.snapshots.output import (
+    DEFAULT_MAX_CHARS,
+    OutputSlice,
+    OutputWindow,
+    encode_chunk,
+    utf16_length,
+)
 from aimon_mongo.vfs.protocol import AsyncFileSystem
 
 log = logging.getLogger("aimon_mongo.snapshots")
 
-DEFAULT_MAX_CHARS = 65536
 Segments = list[tuple[int, str]]
 
 

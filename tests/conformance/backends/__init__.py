@@ -9,10 +9,11 @@ so every test is written once, as async code, and runs against both flavours.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -157,3 +158,25 @@ class ClusterBase:
         for bundle in reversed(self._bundles):
             await maybe_close(bundle)
         self._bundles.clear()
+
+    async def start(self) -> None:
+        """Prepare the shared storage (e.g. create the schema); called before the test."""
+
+    async def stop(self) -> None:
+        """Close every bundle, then what the cluster itself owns; called after the test."""
+        await self.close_all()
+
+
+def register_cluster(name: str, make: Callable[[pytest.FixtureRequest], ClusterBase], *marks: Any) -> None:
+    """Register a family whose clusters ``make(request)`` builds; ``start``/``stop`` bracket each test."""
+
+    @contextlib.asynccontextmanager
+    async def factory(request: pytest.FixtureRequest) -> AsyncIterator[ClusterBase]:
+        cluster = make(request)
+        await cluster.start()
+        try:
+            yield cluster
+        finally:
+            await cluster.stop()
+
+    register(name, factory, *marks)

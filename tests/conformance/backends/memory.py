@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
 from typing import Any
-
-import pytest
 
 from aimon_mongo.clock import Clock
 from aimon_mongo.memory import AsyncMemorySessionBackends, MemorySessionBackends, MemoryStorage
-from aimon_mongo.model import InboundMessage
-from tests.conformance.backends import ClusterBase, register
+from tests.conformance.backends import ClusterBase, register_cluster
 
 
 class MemoryCluster(ClusterBase):
@@ -29,24 +24,7 @@ class MemoryCluster(ClusterBase):
             return AsyncMemorySessionBackends(node_id, self.storage, clock)
         return MemorySessionBackends(node_id, self.storage, clock)
 
-    async def store_damaged_entry(self, message: InboundMessage) -> str:
-        raise NotImplementedError("the in-memory inbox keeps objects; nothing can be damaged")
-
-    def repair(self, raw: Any) -> Any:
-        raise NotImplementedError
 
 
-def _factory(is_async: bool) -> Any:
-    @contextlib.asynccontextmanager
-    async def factory(request: pytest.FixtureRequest) -> AsyncIterator[MemoryCluster]:
-        cluster = MemoryCluster(is_async)
-        try:
-            yield cluster
-        finally:
-            await cluster.close_all()
-
-    return factory
-
-
-register("memory-sync", _factory(False))
-register("memory-async", _factory(True))
+register_cluster("memory-sync", lambda request: MemoryCluster(is_async=False))
+register_cluster("memory-async", lambda request: MemoryCluster(is_async=True))

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -15,7 +13,7 @@ from aimon_mongo.clock import Clock
 from aimon_mongo.codec.inbound import to_mongo_document
 from aimon_mongo.model import InboundMessage
 from aimon_mongo.mongo import AsyncMongoSessionBackends, MongoSessionBackends, ensure_schema, ensure_schema_async
-from tests.conformance.backends import ClusterBase, register
+from tests.conformance.backends import ClusterBase, register_cluster
 from tests.fixtures.mongo import CLIENT_OPTIONS
 
 
@@ -43,7 +41,7 @@ class MongoCluster(ClusterBase):
         return MongoSessionBackends(self.client[self.db_name], node_id, clock=clock)
 
     async def stop(self) -> None:
-        await self.close_all()
+        await super().stop()
         if self.async_client is not None:
             await self.async_client.close()
 
@@ -62,20 +60,15 @@ class MongoCluster(ClusterBase):
         return repaired
 
 
-def _factory(is_async: bool) -> Any:
-    @contextlib.asynccontextmanager
-    async def factory(request: pytest.FixtureRequest) -> AsyncIterator[MongoCluster]:
+
+def _cluster(is_async: bool) -> Any:
+    def make(request: pytest.FixtureRequest) -> MongoCluster:
         client = request.getfixturevalue("mongo_client")
         db_name, uri = request.getfixturevalue("mongo_db_name"), request.getfixturevalue("mongo_uri")
-        cluster = MongoCluster(is_async, client, db_name, uri)
-        await cluster.start()
-        try:
-            yield cluster
-        finally:
-            await cluster.stop()
+        return MongoCluster(is_async, client, db_name, uri)
 
-    return factory
+    return make
 
 
-register("mongo-sync", _factory(False))
-register("mongo-async", _factory(True))
+register_cluster("mongo-sync", _cluster(False))
+register_cluster("mongo-async", _cluster(True))

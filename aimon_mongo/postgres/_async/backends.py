@@ -1,0 +1,116 @@
+"""All seven PostgreSQL stores of one node, built from one connection string (or pool) and one node id."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from psycopg_pool import AsyncConnectionPool
+
+from aimon_mongo import names as n
+from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.errors import SchemaMigrationError
+from aimon_mongo.postgres._async.idempotency import DEFAULT_DONE_TTL, AsyncPostgresIdempotencyStore
+from aimon_mongo.postgres._async.inbox import AsyncPostgresSessionInbox
+from aimon_mongo.postgres._async.leases import AsyncPostgresSessionLeaseStore
+from aimon_mongo.postgres._async.pool import DEFAULT_MAX_SIZE, DEFAULT_MIN_SIZE, DEFAULT_TIMEOUT, AsyncPgPool
+from aimon_mongo.postgres._async.records import AsyncPostgresSessionRecordStore
+from aimon_mongo.postgres._async.schema import apply_migrations
+from aimon_mongo.postgres._async.segments import AsyncPostgresSessionLogSegmentStore
+from aimon_mongo.postgres._async.signals import AsyncPostgresSessionSignalBus
+from aimon_mongo.postgres._async.tasks import AsyncPostgresBackgroundTaskStore
+from aimon_mongo.postgres.migrations import require_schema_name
+from aimon_mongo.validate import require_id
+
+
+class AsyncPostgresSessionBackends:
+    """The session stores on PostgreSQL.
+
+    ``source`` is a connection string (the bundle then owns a pool of autocommit connections, opened on
+    first use and closed by :meth:`close`) or an :class:`AsyncConnectionPool` (borrowed, left open).
+    ``schema`` (default ``aimon_session``) must already hold the tables: call :meth:`ensure_schema` (or
+    apply ``sql/V*.sql`` by hand) once per deployment; the stores never run DDL themselves. ``clock``
+    stamps what callers see (task end times, idempotency touch times); expiry and ordering use the
+    database clock. The signal bus keeps one extra connection outside the pool for LISTEN. Connections
+    the bundle opens carry ``application_name`` = ``aimon-mongo <node_id>`` (see ``pg_stat_activity``).
+    """
+
+    def __init__(
+        self,
+        source: str | AsyncConnectionPool[Any],
+        node_id: str,
+        *,
+        schema: str = n.PG_DEFAULT_SCHEMA,
+        clock: Clock | None = None,
+        idempotency_done_ttl: timedelta = DEFAULT_DONE_TTL,
+        pool_min_size: int = DEFAULT_MIN_SIZE,
+        pool_max_size: int = DEFAULT_MAX_SIZE,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.node_id = require_id(node_id, "node_id")
+        self.schema = require_schema_name(schema)
+        self._clock = clock or system_clock
+        self._pool = AsyncPgPool(
+            source,
+            min_size=pool_min_size,
+            max_size=pool_max_size,
+            timeout=timeout,
+            application_name=f"aimon-mongo {self.node_id}"[:63],
+        )
+        self._inbox = AsyncPostgresSessionInbox(self._pool, schema)
+        self._leases = AsyncPostgresSessionLeaseStore(self._pool, schema)
+        self._signals = AsyncPostgresSessionSignalBus(self._pool, schema, self.node_id)
+        self._idempotency = AsyncPostgresIdempotencyStore(self._pool, schema, self._clock, idempotency_done_ttl)
+        self._tasks = AsyncPostgresBackgroundTaskStore(self._pool, schema, self._clock)
+        self._records = AsyncPostgresSessionRecordStore(self._pool, schema)
+        self._segments = AsyncPostgresSessionLogSegmentStore(self._pool, schema)
+
+    @property
+    def endpoint(self) -> str:
+        """``host:port`` of the server (as named in errors)."""
+        return self._pool.endpoint
+
+    @property
+    def inbox(self) -> AsyncPostgresSessionInbox:
+        return self._inbox
+
+    @property
+    def leases(self) -> AsyncPostgresSessionLeaseStore:
+        return self._leases
+
+    @property
+    def signals(self) -> AsyncPostgresSessionSignalBus:
+        return self._signals
+
+    @property
+    def idempotency(self) -> AsyncPostgresIdempotencyStore:
+        return self._idempotency
+
+    @property
+    def tasks(self) -> AsyncPostgresBackgroundTaskStore:
+        return self._tasks
+
+    @property
+    def records(self) -> AsyncPostgresSessionRecordStore:
+        return self._records
+
+    @property
+    def segments(self) -> AsyncPostgresSessionLogSegmentStore:
+        return self._segments
+
+    async def ensure_schema(self) -> list[int]:
+        """Apply pending migrations to this bundle's schema; returns the versions applied (see
+        :func:`~aimon_mongo.postgres.ensure_schema`)."""
+        async with self._pool.connection(SchemaMigrationError) as conn:
+            return await apply_migrations(conn, self.schema)
+
+    async def close(self) -> None:
+        """Stop the signal listener and close the pool if it is ours. Idempotent."""
+        await self._signals.close()
+        await self._pool.close()
+
+    async def __aenter__(self) -> AsyncPostgresSessionBackends:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

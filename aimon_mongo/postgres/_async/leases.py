@@ -1,0 +1,112 @@
+"""PostgreSQL lease store: ``conversation_lock`` plus the separate ``conversation_lock_fence`` counter.
+
+Every time comparison uses the database clock (``now()``), never the node's: the reference compares
+against the application clock, which lets two nodes with skewed clocks disagree about expiry.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from aimon_mongo.errors import AimonStorageError, SessionLeaseError
+from aimon_mongo.model import Lease
+from aimon_mongo.postgres._async.pool import AsyncPgPool
+from aimon_mongo.postgres.sqltext import qualify
+from aimon_mongo.validate import require_id, require_lease, require_positive
+
+log = logging.getLogger(__name__)
+
+# One statement (one transaction): when no live lease exists, draw the next token from the fence
+# counter (created at 2 for a new session, so the first token is 1), then take the lock row unless a
+# live lease appeared meanwhile (ON CONFLICT re-checks the latest row version). A held lease draws no
+# token; a lost race burns one, which only leaves a gap.
+_ACQUIRE = """
+WITH free AS (
+    SELECT NOT EXISTS (
+        SELECT 1 FROM {lock} WHERE conversation_id = %(sid)s AND lease_expires_at > now()
+    ) AS ok
+), token AS (
+    INSERT INTO {fence} AS f (conversation_id, next_token)
+    SELECT %(sid)s, 2 FROM free WHERE free.ok
+    ON CONFLICT (conversation_id) DO UPDATE SET next_token = f.next_token + 1
+    RETURNING f.next_token - 1 AS value
+)
+INSERT INTO {lock} AS l (conversation_id, holder_id, fencing_token, acquired_at, lease_expires_at)
+SELECT %(sid)s, %(holder)s, token.value, now(), now() + %(ttl)s FROM token
+ON CONFLICT (conversation_id) DO UPDATE
+    SET holder_id = EXCLUDED.holder_id,
+        fencing_token = EXCLUDED.fencing_token,
+        acquired_at = EXCLUDED.acquired_at,
+        lease_expires_at = EXCLUDED.lease_expires_at
+    WHERE l.lease_expires_at <= EXCLUDED.acquired_at
+RETURNING fencing_token, lease_expires_at
+"""
+_EXTEND = """
+UPDATE {lock} SET lease_expires_at = now() + %s
+WHERE conversation_id = %s AND holder_id = %s AND fencing_token = %s
+RETURNING lease_expires_at
+"""
+_RELEASE = "DELETE FROM {lock} WHERE conversation_id = %s AND holder_id = %s AND fencing_token = %s"
+_FIND = """
+SELECT holder_id, fencing_token, lease_expires_at FROM {lock}
+WHERE conversation_id = %s AND lease_expires_at > now()
+"""
+
+
+class AsyncPostgresSessionLeaseStore:
+    """Holder election with fencing tokens that strictly increase per session (see the module text).
+
+    ``extend`` is a token CAS without an expiry check: a lapsed lease nobody took since is resurrected
+    (``resurrects_lapsed``), as in the reference.
+    """
+
+    resurrects_lapsed = True
+    holder_id_forbidden_chars = ""
+
+    def __init__(self, pool: AsyncPgPool, schema: str) -> None:
+        self._pool = pool
+        self._acquire = qualify(_ACQUIRE, schema)
+        self._extend = qualify(_EXTEND, schema)
+        self._release = qualify(_RELEASE, schema)
+        self._find = qualify(_FIND, schema)
+
+    async def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
+        """Take the lease unless a live one exists (the same holder gets no special treatment)."""
+        require_id(session_id, "session_id")
+        require_id(holder_id, "holder_id")
+        require_positive(ttl, "ttl")
+        async with self._pool.connection(SessionLeaseError) as conn:
+            cur = await conn.execute(self._acquire, {"sid": session_id, "holder": holder_id, "ttl": ttl})
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return Lease(session_id=session_id, holder_id=holder_id, fencing_token=row[0], expires_at=row[1])
+
+    async def extend(self, lease: Lease, ttl: timedelta) -> bool:
+        """Push the expiry to database-now + ``ttl`` if holder and token still match."""
+        require_lease(lease)
+        require_positive(ttl, "ttl")
+        async with self._pool.connection(SessionLeaseError) as conn:
+            cur = await conn.execute(self._extend, [ttl, lease.session_id, lease.holder_id, lease.fencing_token])
+            return await cur.fetchone() is not None
+
+    async def release(self, lease: Lease) -> None:
+        """Delete the lock row if holder and token match (the fence row keeps the counter). Best effort."""
+        require_lease(lease)
+        try:
+            async with self._pool.connection(SessionLeaseError) as conn:
+                await conn.execute(self._release, [lease.session_id, lease.holder_id, lease.fencing_token])
+        except AimonStorageError as exc:
+            log.warning("best-effort release of the lease on session %s failed: %s", lease.session_id, exc)
+
+    async def find_holder(self, session_id: str) -> Lease | None:
+        """The live lease of the session (by database time), or ``None``."""
+        require_id(session_id, "session_id")
+        async with self._pool.connection(SessionLeaseError) as conn:
+            cur = await conn.execute(self._find, [session_id])
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return Lease(session_id=session_id, holder_id=row[0], fencing_token=row[1], expires_at=row[2])
+

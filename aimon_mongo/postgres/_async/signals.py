@@ -1,0 +1,185 @@
+"""PostgreSQL signal bus: rows in ``conversation_signal`` plus a NOTIFY doorbell carrying only the row id.
+
+Publishing inserts the row and calls ``pg_notify('conversation_signal_doorbell', '<id>')`` in the same
+statement (one transaction: the doorbell rings at commit, never for a row that is not there). Receiving
+is :class:`~aimon_mongo.postgres._async.listener.AsyncSignalListener`, started by the first
+``subscribe``. Rows persist, so a node that was disconnected catches up from its last id; old rows are
+removed by :meth:`AsyncPostgresSessionSignalBus.sweep_older_than`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from aimon_mongo import names as n
+from aimon_mongo._async.ports import SignalHandler
+from aimon_mongo._async.subscription import AsyncHubSubscription
+from aimon_mongo._async_runtime import Lock
+from aimon_mongo.codec._fields import compact_json
+from aimon_mongo.codec.signal import decode_signal, encode_signal
+from aimon_mongo.errors import BackendUnavailable, CodecError, InvalidArgumentError, SignalBusError
+from aimon_mongo.model import SessionSignal
+from aimon_mongo.postgres._async.listener import AsyncSignalListener, FetchedRow
+from aimon_mongo.postgres._async.pool import AsyncPgPool
+from aimon_mongo.postgres.sqltext import qualify
+from aimon_mongo.signal_hub import SignalHub
+from aimon_mongo.validate import require_aware, require_id, require_instance
+
+log = logging.getLogger(__name__)
+
+PUBLISH_CHUNK = 256
+"""Signals per ``publish_all`` statement (each chunk is its own transaction)."""
+
+_PUBLISH = """
+WITH ins AS (
+    INSERT INTO {signal} (conversation_id, kind, origin_node_id, payload)
+    VALUES (%s, %s, %s, %s::jsonb) RETURNING id
+)
+SELECT pg_notify(%s, id::text) FROM ins
+"""
+# One statement text whatever the chunk size: four arrays, inserted in list order (WITH ORDINALITY),
+# one doorbell for the chunk carrying its highest id.
+_PUBLISH_MANY = """
+WITH ins AS (
+    INSERT INTO {signal} (conversation_id, kind, origin_node_id, payload)
+    SELECT c, k, o, p::jsonb
+    FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) WITH ORDINALITY AS t(c, k, o, p, ord)
+    ORDER BY ord
+    RETURNING id
+)
+SELECT pg_notify(%s, max(id)::text) FROM ins
+"""
+_SWEEP = "DELETE FROM {signal} WHERE created_at < %s"
+
+
+class AsyncPostgresSessionSignalBus:
+    """Cross-node signals on PostgreSQL. A node never receives its own signals; signals published while a
+    node was disconnected are delivered when it reconnects (``delivers_missed_signals``)."""
+
+    delivers_missed_signals = True
+
+    def __init__(self, pool: AsyncPgPool, schema: str, node_id: str) -> None:
+        self.node_id = node_id
+        self._pool = pool
+        self._publish = qualify(_PUBLISH, schema)
+        self._publish_many = qualify(_PUBLISH_MANY, schema)
+        self._sweep = qualify(_SWEEP, schema)
+        self._hub = SignalHub()
+        self._lock = Lock()
+        self._closed = False
+        self.listener = AsyncSignalListener(pool, schema, node_id, self._hub.sessions, self._dispatch)
+        self._listening = False
+
+    async def publish(self, signal: SessionSignal) -> None:
+        """Insert the row and ring the doorbell, in one transaction."""
+        params = _row(signal)
+        self._check_open()
+        async with self._pool.connection(SignalBusError) as conn:
+            await conn.execute(self._publish, [*params, n.PG_SIGNAL_DOORBELL_CHANNEL])
+
+    async def publish_all(self, signals: Sequence[SessionSignal]) -> None:
+        """Publish in list order, :data:`PUBLISH_CHUNK` rows per statement.
+
+        Every signal is encoded before a connection is taken (an unencodable one fails alone). When a
+        chunk's statement is refused, the chunk is published again one by one so only the bad signal
+        fails; an unreachable server stops the call at once. Failures are raised together at the end.
+        """
+        rows = []
+        failures: list[str] = []
+        for index, signal in enumerate(signals):
+            try:
+                rows.append(_row(signal))
+            except (CodecError, InvalidArgumentError) as exc:
+                failures.append(f"signal {index}: {exc}")
+        self._check_open()
+        for start in range(0, len(rows), PUBLISH_CHUNK):
+            chunk = rows[start : start + PUBLISH_CHUNK]
+            columns = [list(column) for column in zip(*chunk, strict=True)]
+            try:
+                async with self._pool.connection(SignalBusError) as conn:
+                    await conn.execute(self._publish_many, [*columns, n.PG_SIGNAL_DOORBELL_CHANNEL])
+            except BackendUnavailable:
+                raise
+            except SignalBusError:
+                for offset, params in enumerate(chunk):
+                    try:
+                        async with self._pool.connection(SignalBusError) as conn:
+                            await conn.execute(self._publish, [*params, n.PG_SIGNAL_DOORBELL_CHANNEL])
+                    except BackendUnavailable:
+                        raise
+                    except SignalBusError as exc:
+                        failures.append(f"signal {start + offset}: {exc}")
+        if failures:
+            summary = "; ".join(failures)
+            raise SignalBusError(f"{len(failures)} of {len(signals)} signals were not published: {summary}")
+
+    async def subscribe(self, session_id: str, handler: SignalHandler) -> AsyncHubSubscription:
+        """Call ``handler`` for every signal of the session published by another node from now on."""
+        require_id(session_id, "session_id")
+        if not callable(handler):
+            raise InvalidArgumentError(f"handler must be callable, got {type(handler).__name__}")
+        self._check_open()
+        async with self._lock:
+            if not self._listening:
+                await self.listener.start()
+                self._listening = True
+        return AsyncHubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
+
+    async def sweep_older_than(self, cutoff: datetime) -> int:
+        """Delete signal rows created before ``cutoff`` (retention); returns how many were removed."""
+        cutoff = require_aware(cutoff, "cutoff")
+        async with self._pool.connection(SignalBusError) as conn:
+            cur = await conn.execute(self._sweep, [cutoff])
+            return cur.rowcount
+
+    async def close(self) -> None:
+        """Stop the listener; publishing afterwards raises. Idempotent."""
+        async with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            listening, self._listening = self._listening, False
+        if listening:
+            await self.listener.stop()
+
+    async def _dispatch(self, rows: Sequence[FetchedRow]) -> None:
+        for row_id, session_id, kind, origin, payload in rows:
+            handlers = self._hub.receivers(session_id, origin)
+            if not handlers:
+                continue
+            try:
+                signal = decode_signal(
+                    {
+                        n.SIG_CONVERSATION_ID: session_id,
+                        n.SIG_KIND: kind,
+                        n.SIG_ORIGIN_NODE_ID: origin,
+                        n.SIG_PAYLOAD: json.loads(payload) if payload is not None else None,
+                    }
+                )
+            except (CodecError, ValueError) as exc:
+                log.warning("signal row %d of session %s skipped: %s", row_id, session_id, exc)
+                continue
+            for handler in handlers:
+                try:
+                    await handler(signal)
+                except Exception:
+                    log.exception("signal handler for session %s failed on row %d", session_id, row_id)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SignalBusError(f"signal bus of node {self.node_id} is closed")
+
+
+def _row(signal: SessionSignal) -> tuple[Any, ...]:
+    require_instance(signal, SessionSignal, "signal")
+    doc = encode_signal(signal)
+    return (
+        doc[n.SIG_CONVERSATION_ID],
+        doc[n.SIG_KIND],
+        doc[n.SIG_ORIGIN_NODE_ID],
+        compact_json(doc[n.SIG_PAYLOAD]),
+    )

@@ -1,0 +1,117 @@
+# GENERATED from aimon_mongo/postgres/_async/backends.py by scripts/gen_sync.py; do not edit.
+"""All seven PostgreSQL stores of one node, built from one connection string (or pool) and one node id."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from aimon_mongo import names as n
+from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.errors import SchemaMigrationError
+from aimon_mongo.postgres._sync.idempotency import DEFAULT_DONE_TTL, PostgresIdempotencyStore
+from aimon_mongo.postgres._sync.inbox import PostgresSessionInbox
+from aimon_mongo.postgres._sync.leases import PostgresSessionLeaseStore
+from aimon_mongo.postgres._sync.pool import DEFAULT_MAX_SIZE, DEFAULT_MIN_SIZE, DEFAULT_TIMEOUT, PgPool
+from aimon_mongo.postgres._sync.records import PostgresSessionRecordStore
+from aimon_mongo.postgres._sync.schema import apply_migrations
+from aimon_mongo.postgres._sync.segments import PostgresSessionLogSegmentStore
+from aimon_mongo.postgres._sync.signals import PostgresSessionSignalBus
+from aimon_mongo.postgres._sync.tasks import PostgresBackgroundTaskStore
+from aimon_mongo.postgres.migrations import require_schema_name
+from aimon_mongo.validate import require_id
+
+
+class PostgresSessionBackends:
+    """The session stores on PostgreSQL.
+
+    ``source`` is a connection string (the bundle then owns a pool of autocommit connections, opened on
+    first use and closed by :meth:`close`) or an :class:`ConnectionPool` (borrowed, left open).
+    ``schema`` (default ``aimon_session``) must already hold the tables: call :meth:`ensure_schema` (or
+    apply ``sql/V*.sql`` by hand) once per deployment; the stores never run DDL themselves. ``clock``
+    stamps what callers see (task end times, idempotency touch times); expiry and ordering use the
+    database clock. The signal bus keeps one extra connection outside the pool for LISTEN. Connections
+    the bundle opens carry ``application_name`` = ``aimon-mongo <node_id>`` (see ``pg_stat_activity``).
+    """
+
+    def __init__(
+        self,
+        source: str | ConnectionPool[Any],
+        node_id: str,
+        *,
+        schema: str = n.PG_DEFAULT_SCHEMA,
+        clock: Clock | None = None,
+        idempotency_done_ttl: timedelta = DEFAULT_DONE_TTL,
+        pool_min_size: int = DEFAULT_MIN_SIZE,
+        pool_max_size: int = DEFAULT_MAX_SIZE,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.node_id = require_id(node_id, "node_id")
+        self.schema = require_schema_name(schema)
+        self._clock = clock or system_clock
+        self._pool = PgPool(
+            source,
+            min_size=pool_min_size,
+            max_size=pool_max_size,
+            timeout=timeout,
+            application_name=f"aimon-mongo {self.node_id}"[:63],
+        )
+        self._inbox = PostgresSessionInbox(self._pool, schema)
+        self._leases = PostgresSessionLeaseStore(self._pool, schema)
+        self._signals = PostgresSessionSignalBus(self._pool, schema, self.node_id)
+        self._idempotency = PostgresIdempotencyStore(self._pool, schema, self._clock, idempotency_done_ttl)
+        self._tasks = PostgresBackgroundTaskStore(self._pool, schema, self._clock)
+        self._records = PostgresSessionRecordStore(self._pool, schema)
+        self._segments = PostgresSessionLogSegmentStore(self._pool, schema)
+
+    @property
+    def endpoint(self) -> str:
+        """``host:port`` of the server (as named in errors)."""
+        return self._pool.endpoint
+
+    @property
+    def inbox(self) -> PostgresSessionInbox:
+        return self._inbox
+
+    @property
+    def leases(self) -> PostgresSessionLeaseStore:
+        return self._leases
+
+    @property
+    def signals(self) -> PostgresSessionSignalBus:
+        return self._signals
+
+    @property
+    def idempotency(self) -> PostgresIdempotencyStore:
+        return self._idempotency
+
+    @property
+    def tasks(self) -> PostgresBackgroundTaskStore:
+        return self._tasks
+
+    @property
+    def records(self) -> PostgresSessionRecordStore:
+        return self._records
+
+    @property
+    def segments(self) -> PostgresSessionLogSegmentStore:
+        return self._segments
+
+    def ensure_schema(self) -> list[int]:
+        """Apply pending migrations to this bundle's schema; returns the versions applied (see
+        :func:`~aimon_mongo.postgres.ensure_schema`)."""
+        with self._pool.connection(SchemaMigrationError) as conn:
+            return apply_migrations(conn, self.schema)
+
+    def close(self) -> None:
+        """Stop the signal listener and close the pool if it is ours. Idempotent."""
+        self._signals.close()
+        self._pool.close()
+
+    def __enter__(self) -> PostgresSessionBackends:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

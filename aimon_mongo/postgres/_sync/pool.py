@@ -1,0 +1,119 @@
+# GENERATED from aimon_mongo/postgres/_async/pool.py by scripts/gen_sync.py; do not edit.
+"""The connection pool of one PostgreSQL bundle (owned or borrowed), with failure translation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from aimon_mongo._sync_runtime import Lock
+from aimon_mongo.errors import AimonStorageError, BackendUnavailable
+from aimon_mongo.postgres.failures import endpoint, translate
+
+DEFAULT_MIN_SIZE = 1
+DEFAULT_MAX_SIZE = 16
+DEFAULT_TIMEOUT = 10.0
+
+
+class PgPool:
+    """Connections for the stores of one bundle.
+
+    Given a connection string, the pool is ours: created on first use (autocommit connections, so a
+    single statement is a single round trip), closed by :meth:`close`. Given an
+    :class:`ConnectionPool`, it is borrowed: used as it is and left open. Every psycopg failure
+    leaving :meth:`connection` becomes :class:`BackendUnavailable` (naming ``host:port``) or the error
+    family the caller names.
+    """
+
+    def __init__(
+        self,
+        source: str | ConnectionPool[Any],
+        *,
+        min_size: int = DEFAULT_MIN_SIZE,
+        max_size: int = DEFAULT_MAX_SIZE,
+        timeout: float = DEFAULT_TIMEOUT,
+        application_name: str = "aimon-mongo",
+    ) -> None:
+        self._timeout = timeout
+        self._application_name = application_name
+        self._min_size = min_size
+        self._max_size = max_size
+        self._lock = Lock()
+        self._closed = False
+        if isinstance(source, str):
+            self._conninfo = source
+            self._kwargs: dict[str, Any] = {}
+            self._pool: ConnectionPool[Any] | None = None
+            self._owned = True
+        elif isinstance(source, ConnectionPool) and isinstance(source.conninfo, str):
+            self._conninfo = source.conninfo
+            self._kwargs = dict(source.kwargs) if isinstance(source.kwargs, dict) else {}
+            self._pool = source
+            self._owned = False
+        else:
+            raise TypeError(
+                f"expected a connection string or a psycopg_pool pool with a str conninfo, got {type(source).__name__}"
+            )
+        self.endpoint = endpoint(self._conninfo, self._kwargs)
+
+    @property
+    def timeout(self) -> float:
+        return self._timeout
+
+    def _opened(self) -> ConnectionPool[Any]:
+        with self._lock:
+            if self._closed:
+                raise BackendUnavailable(f"PostgreSQL pool for {self.endpoint} is closed")
+            if self._pool is None:
+                pool: ConnectionPool[Any] = ConnectionPool(
+                    self._conninfo,
+                    min_size=self._min_size,
+                    max_size=self._max_size,
+                    timeout=self._timeout,
+                    kwargs={
+                        "autocommit": True,
+                        "connect_timeout": max(1, round(self._timeout)),
+                        "application_name": self._application_name,
+                    },
+                    open=False,
+                    name=f"aimon-postgres {self.endpoint}",
+                )
+                try:
+                    pool.open(wait=True, timeout=self._timeout)
+                except psycopg.Error as exc:
+                    pool.close()
+                    raise translate(exc, BackendUnavailable, self.endpoint) from exc
+                self._pool = pool
+            return self._pool
+
+    @contextmanager
+    def connection(self, family: type[AimonStorageError]) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection; psycopg failures inside the block are translated for ``family``."""
+        pool = self._pool if self._pool is not None and not self._closed else self._opened()
+        try:
+            with pool.connection() as conn:
+                yield conn
+        except psycopg.Error as exc:
+            raise translate(exc, family, self.endpoint) from exc
+
+    def dedicated(self, family: type[AimonStorageError]) -> psycopg.Connection[Any]:
+        """A new autocommit connection outside the pool (LISTEN state is bound to one connection)."""
+        kwargs = {**self._kwargs, "autocommit": True}
+        kwargs.setdefault("connect_timeout", max(1, round(self._timeout)))
+        kwargs.setdefault("application_name", self._application_name)
+        try:
+            return psycopg.Connection.connect(self._conninfo, **kwargs)
+        except psycopg.Error as exc:
+            raise translate(exc, family, self.endpoint) from exc
+
+    def close(self) -> None:
+        """Close an owned pool (a borrowed one stays open). Idempotent."""
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None and self._owned:
+            pool.close()

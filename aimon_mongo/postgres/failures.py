@@ -1,0 +1,54 @@
+"""How psycopg failures become aimon errors (pure: no I/O).
+
+A failure to reach the server (no connection, a broken one, the pool timing out, the server shutting
+the session down) becomes :class:`~aimon_mongo.errors.BackendUnavailable` naming ``host:port``; anything
+else becomes the error family of the capability that failed. Messages carry the SQLSTATE and psycopg's
+text, which names objects and constraints but never parameter values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
+from aimon_mongo.errors import AimonStorageError, BackendUnavailable
+
+# SQLSTATE classes/codes that mean "the server is not there for us": connection exceptions (08...),
+# operator intervention (admin/crash shutdown, cannot connect now), and too many connections.
+_UNAVAILABLE_CODES = frozenset({"57P01", "57P02", "57P03", "53300"})
+
+
+def endpoint(conninfo: str, kwargs: dict[str, Any] | None = None) -> str:
+    """``host:port`` of a connection string (several hosts joined by ``,``), for error messages."""
+    try:
+        params = conninfo_to_dict(conninfo, **(kwargs or {}))
+    except psycopg.Error:
+        return "<unparsable conninfo>"
+    hosts = str(params.get("host") or params.get("hostaddr") or "localhost").split(",")
+    ports = str(params.get("port") or "5432").split(",")
+    if len(ports) == 1:
+        ports = ports * len(hosts)
+    return ",".join(f"{host}:{port}" for host, port in zip(hosts, ports, strict=False))
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """True when ``exc`` says the server could not be reached or dropped the connection."""
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate
+    return state is None or state.startswith("08") or state in _UNAVAILABLE_CODES
+
+
+def translate(exc: psycopg.Error, family: type[AimonStorageError], where: str) -> AimonStorageError:
+    """The aimon error for ``exc`` raised while talking to the server at ``where`` (``host:port``)."""
+    reason = _reason(exc)
+    if is_unavailable(exc):
+        return BackendUnavailable(f"PostgreSQL at {where} is not reachable: {reason}")
+    return family(f"PostgreSQL at {where} failed: {reason}")
+
+
+def _reason(exc: psycopg.Error) -> str:
+    first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return f"[{exc.sqlstate}] {first_line}" if exc.sqlstate else f"{type(exc).__name__}: {first_line}"

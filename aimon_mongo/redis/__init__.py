@@ -1,0 +1,11 @@
+"""Redis session backend: the seven stores on Redis streams, strings, hashes and pub/sub.
+
+``AsyncRedisSessionBackends`` (on ``redis.asyncio``) is the source; ``RedisSessionBackends`` is its
+generated sync twin. Key layout: :mod:`aimon_mongo.redis.keys`; Lua scripts: ``aimon_mongo/redis/lua``.
+"""
+
+from aimon_mongo.redis._async.backends import AsyncRedisSessionBackends
+from aimon_mongo.redis._sync.backends import RedisSessionBackends
+from aimon_mongo.redis.keys import RedisKeyPrefixes, RedisKeys
+
+__all__ = ["AsyncRedisSessionBackends", "RedisKeyPrefixes", "RedisKeys", "RedisSessionBackends"]

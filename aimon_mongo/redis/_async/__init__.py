@@ -1,0 +1,1 @@
+"""Redis backend, async flavour (the source of the generated ``_sync`` twin)."""

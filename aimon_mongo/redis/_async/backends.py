@@ -1,0 +1,111 @@
+"""All seven Redis stores of one node, built from one client (or URL) and one ``node_id``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from redis.asyncio import Redis
+
+from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.errors import AimonStorageError, InvalidArgumentError
+from aimon_mongo.redis._async.connection import AsyncRedisIO
+from aimon_mongo.redis._async.idempotency import DEFAULT_DONE_TTL, AsyncRedisIdempotencyStore
+from aimon_mongo.redis._async.inbox import DEFAULT_COLLECT_LIMIT, AsyncRedisSessionInbox
+from aimon_mongo.redis._async.leases import AsyncRedisSessionLeaseStore
+from aimon_mongo.redis._async.records import AsyncRedisSessionRecordStore
+from aimon_mongo.redis._async.segments import AsyncRedisSessionLogSegmentStore
+from aimon_mongo.redis._async.signals import AsyncRedisSessionSignalBus
+from aimon_mongo.redis._async.tasks import AsyncRedisBackgroundTaskStore
+from aimon_mongo.redis.keys import RedisKeyPrefixes, RedisKeys
+from aimon_mongo.validate import require_id
+
+CONNECT_TIMEOUT = 5.0
+"""Seconds a client built from a URL waits for a TCP connection before reporting the server unreachable."""
+
+
+class AsyncRedisSessionBackends:
+    """The Redis session backend of one node.
+
+    ``client`` is a ``redis.asyncio.Redis`` (borrowed: ``close()`` leaves it open) or a ``redis://`` URL
+    (the bundle builds and owns the client). Any ``decode_responses`` setting works: the stores read raw
+    bytes. ``key_prefixes`` moves keys away from the frozen defaults (only for isolated deployments and
+    tests: nodes sharing state must share prefixes). ``clock`` stamps what callers see (``created_at``,
+    ``updated_at``, a task's ``end_time``); lease expiry and inbox order use the Redis server's clock.
+    """
+
+    def __init__(
+        self,
+        client: Redis | str,
+        node_id: str,
+        key_prefixes: RedisKeyPrefixes | None = None,
+        clock: Clock | None = None,
+        *,
+        done_ttl: timedelta = DEFAULT_DONE_TTL,
+        collect_limit: int = DEFAULT_COLLECT_LIMIT,
+    ) -> None:
+        self.node_id = require_id(node_id, "node_id")
+        if key_prefixes is not None and not isinstance(key_prefixes, RedisKeyPrefixes):
+            raise InvalidArgumentError(f"key_prefixes must be RedisKeyPrefixes, got {type(key_prefixes).__name__}")
+        if isinstance(client, str):
+            self._client = Redis.from_url(client, socket_connect_timeout=CONNECT_TIMEOUT)
+            self._owns_client = True
+        elif isinstance(client, Redis):
+            self._client = client
+            self._owns_client = False
+        else:
+            raise InvalidArgumentError(f"client must be a Redis client or a redis:// URL, got {type(client).__name__}")
+        now = clock if clock is not None else system_clock
+        keys = RedisKeys(key_prefixes)
+        self.keys = keys
+        io = AsyncRedisIO(self._client)
+        self._io = io
+        self._inbox = AsyncRedisSessionInbox(io, keys, collect_limit)
+        self._leases = AsyncRedisSessionLeaseStore(io, keys)
+        self._signals = AsyncRedisSessionSignalBus(self._client, io, keys, self.node_id)
+        self._idempotency = AsyncRedisIdempotencyStore(io, keys, now, done_ttl)
+        self._tasks = AsyncRedisBackgroundTaskStore(io, keys, now)
+        self._records = AsyncRedisSessionRecordStore(io, keys, now)
+        self._segments = AsyncRedisSessionLogSegmentStore(io, keys)
+        self._closed = False
+
+    @property
+    def inbox(self) -> AsyncRedisSessionInbox:
+        return self._inbox
+
+    @property
+    def leases(self) -> AsyncRedisSessionLeaseStore:
+        return self._leases
+
+    @property
+    def signals(self) -> AsyncRedisSessionSignalBus:
+        return self._signals
+
+    @property
+    def idempotency(self) -> AsyncRedisIdempotencyStore:
+        return self._idempotency
+
+    @property
+    def tasks(self) -> AsyncRedisBackgroundTaskStore:
+        return self._tasks
+
+    @property
+    def records(self) -> AsyncRedisSessionRecordStore:
+        return self._records
+
+    @property
+    def segments(self) -> AsyncRedisSessionLogSegmentStore:
+        return self._segments
+
+    async def ping(self) -> None:
+        """Raise :class:`~aimon_mongo.errors.BackendUnavailable` naming ``host:port`` unless Redis answers."""
+        with self._io.guard(AimonStorageError, "ping"):
+            await self._io.call("PING")
+
+    async def close(self) -> None:
+        """Stop the signal reader; close the client only if this bundle built it. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._signals.close()
+        if self._owns_client:
+            await self._client.aclose()

@@ -1,0 +1,112 @@
+# GENERATED from aimon_mongo/redis/_async/backends.py by scripts/gen_sync.py; do not edit.
+"""All seven Redis stores of one node, built from one client (or URL) and one ``node_id``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from redis import Redis
+
+from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.errors import AimonStorageError, InvalidArgumentError
+from aimon_mongo.redis._sync.connection import RedisIO
+from aimon_mongo.redis._sync.idempotency import DEFAULT_DONE_TTL, RedisIdempotencyStore
+from aimon_mongo.redis._sync.inbox import DEFAULT_COLLECT_LIMIT, RedisSessionInbox
+from aimon_mongo.redis._sync.leases import RedisSessionLeaseStore
+from aimon_mongo.redis._sync.records import RedisSessionRecordStore
+from aimon_mongo.redis._sync.segments import RedisSessionLogSegmentStore
+from aimon_mongo.redis._sync.signals import RedisSessionSignalBus
+from aimon_mongo.redis._sync.tasks import RedisBackgroundTaskStore
+from aimon_mongo.redis.keys import RedisKeyPrefixes, RedisKeys
+from aimon_mongo.validate import require_id
+
+CONNECT_TIMEOUT = 5.0
+"""Seconds a client built from a URL waits for a TCP connection before reporting the server unreachable."""
+
+
+class RedisSessionBackends:
+    """The Redis session backend of one node.
+
+    ``client`` is a ``redis.Redis`` (borrowed: ``close()`` leaves it open) or a ``redis://`` URL
+    (the bundle builds and owns the client). Any ``decode_responses`` setting works: the stores read raw
+    bytes. ``key_prefixes`` moves keys away from the frozen defaults (only for isolated deployments and
+    tests: nodes sharing state must share prefixes). ``clock`` stamps what callers see (``created_at``,
+    ``updated_at``, a task's ``end_time``); lease expiry and inbox order use the Redis server's clock.
+    """
+
+    def __init__(
+        self,
+        client: Redis | str,
+        node_id: str,
+        key_prefixes: RedisKeyPrefixes | None = None,
+        clock: Clock | None = None,
+        *,
+        done_ttl: timedelta = DEFAULT_DONE_TTL,
+        collect_limit: int = DEFAULT_COLLECT_LIMIT,
+    ) -> None:
+        self.node_id = require_id(node_id, "node_id")
+        if key_prefixes is not None and not isinstance(key_prefixes, RedisKeyPrefixes):
+            raise InvalidArgumentError(f"key_prefixes must be RedisKeyPrefixes, got {type(key_prefixes).__name__}")
+        if isinstance(client, str):
+            self._client = Redis.from_url(client, socket_connect_timeout=CONNECT_TIMEOUT)
+            self._owns_client = True
+        elif isinstance(client, Redis):
+            self._client = client
+            self._owns_client = False
+        else:
+            raise InvalidArgumentError(f"client must be a Redis client or a redis:// URL, got {type(client).__name__}")
+        now = clock if clock is not None else system_clock
+        keys = RedisKeys(key_prefixes)
+        self.keys = keys
+        io = RedisIO(self._client)
+        self._io = io
+        self._inbox = RedisSessionInbox(io, keys, collect_limit)
+        self._leases = RedisSessionLeaseStore(io, keys)
+        self._signals = RedisSessionSignalBus(self._client, io, keys, self.node_id)
+        self._idempotency = RedisIdempotencyStore(io, keys, now, done_ttl)
+        self._tasks = RedisBackgroundTaskStore(io, keys, now)
+        self._records = RedisSessionRecordStore(io, keys, now)
+        self._segments = RedisSessionLogSegmentStore(io, keys)
+        self._closed = False
+
+    @property
+    def inbox(self) -> RedisSessionInbox:
+        return self._inbox
+
+    @property
+    def leases(self) -> RedisSessionLeaseStore:
+        return self._leases
+
+    @property
+    def signals(self) -> RedisSessionSignalBus:
+        return self._signals
+
+    @property
+    def idempotency(self) -> RedisIdempotencyStore:
+        return self._idempotency
+
+    @property
+    def tasks(self) -> RedisBackgroundTaskStore:
+        return self._tasks
+
+    @property
+    def records(self) -> RedisSessionRecordStore:
+        return self._records
+
+    @property
+    def segments(self) -> RedisSessionLogSegmentStore:
+        return self._segments
+
+    def ping(self) -> None:
+        """Raise :class:`~aimon_mongo.errors.BackendUnavailable` naming ``host:port`` unless Redis answers."""
+        with self._io.guard(AimonStorageError, "ping"):
+            self._io.call("PING")
+
+    def close(self) -> None:
+        """Stop the signal reader; close the client only if this bundle built it. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._signals.close()
+        if self._owns_client:
+            self._client.close()

@@ -1,0 +1,188 @@
+"""Redis key, channel and SCAN-pattern builders (pure; no I/O).
+
+Every key is built here from a configured prefix and an already validated id, so a store never formats a
+key itself. Default layout (reference §4.1; the prefixes' inconsistency with each other is frozen)::
+
+    aimon:inbox:<id>:NOW|NEXT|LATER           inbox streams, field "p" = envelope JSON
+    aimon:inbox:<id>:quarantine               ours: stream of entries that could not be decoded
+    aimon:conv:lock:<id>                      lease, "<holder>:<token>" with PX
+    aimon:conv:lock:fence:<id>                fencing counter (INCR, never expires)
+    aimon:conv:control:<id>                   pub/sub: INTERRUPT EVICT YIELD MESSAGE_ENQUEUED TURN_RESULT
+    aimon:conv:events:<id>                    pub/sub: EVENT STATUS
+    aimon:conv:idem:<key>                     idempotency entry JSON with PX
+    aimon:subagent:task:<taskId>              background task JSON (+ set aimon:subagent:task:index)
+    aimon:session:record:<id>                 session record hash
+    aimon:session:segment:{s:<id>}:data       segment hash (segment id -> JSON)
+    aimon:session:segment:{s:<id>}:created    segment hash (segment id -> epoch millis)
+    aimon:session:fence:{s:<id>}              ours: highest fencing token accepted for record/segment writes
+
+SCAN patterns escape the glob characters of the prefixes, and ids are never put into a pattern, so an id
+such as ``*`` or ``a[bc]`` matches nothing but its own keys.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+
+from aimon_mongo import names as n
+from aimon_mongo.errors import InvalidArgumentError
+from aimon_mongo.model.priority import Priority
+from aimon_mongo.validate import require_id
+
+_GLOB_SPECIAL = re.compile(r"([\\*?\[\]])")
+
+
+def require_holder(value: object, argument: str, forbidden: str, why: str) -> str:
+    """A holder id accepted by :func:`require_id` that holds none of the ``forbidden`` characters (a
+    separator or quote of a stored Redis format, named by ``why``)."""
+    holder = require_id(value, argument)
+    if any(c in holder for c in forbidden):
+        raise InvalidArgumentError(f"{argument} must not contain any of {forbidden!r} on Redis ({why}), got {holder!r}")
+    return holder
+
+
+def glob_escape(text: str) -> str:
+    """``text`` with the Redis glob characters (``* ? [ ] \\``) escaped, for ``SCAN MATCH``."""
+    return _GLOB_SPECIAL.sub(r"\\\1", text)
+
+
+@dataclass(frozen=True)
+class RedisKeyPrefixes:
+    """The configurable prefixes; the defaults are the frozen literals every build shares.
+
+    ``lock`` is the lease store's prefix and ``signals`` the signal bus's (both ``aimon:conv`` by
+    default, as two separate settings in the reference). ``segments`` and ``fences`` may not contain
+    ``{`` or ``}`` (their keys carry a hash tag).
+    """
+
+    inbox: str = n.REDIS_INBOX_PREFIX
+    lock: str = n.REDIS_CONV_PREFIX
+    signals: str = n.REDIS_CONV_PREFIX
+    idempotency: str = n.REDIS_IDEMPOTENCY_PREFIX
+    tasks: str = n.REDIS_BACKGROUND_TASK_PREFIX
+    records: str = n.REDIS_SESSION_RECORD_PREFIX
+    segments: str = n.REDIS_SEGMENT_PREFIX
+    fences: str = n.REDIS_SESSION_FENCE_PREFIX
+
+    def __post_init__(self) -> None:
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            require_id(value, f"key_prefixes.{spec.name}")
+        for name in ("segments", "fences"):
+            value = getattr(self, name)
+            if "{" in value or "}" in value:
+                raise InvalidArgumentError(f"key_prefixes.{name} must not contain '{{' or '}}', got {value!r}")
+
+    def under(self, root: str) -> RedisKeyPrefixes:
+        """Every prefix moved under ``root`` (``root:aimon:inbox`` ...), e.g. one namespace per test run."""
+        require_id(root, "root")
+        return replace(self, **{spec.name: f"{root}:{getattr(self, spec.name)}" for spec in fields(self)})
+
+
+class RedisKeys:
+    """Builds every key and channel of one backend bundle from its prefixes."""
+
+    def __init__(self, prefixes: RedisKeyPrefixes | None = None) -> None:
+        self.prefixes = prefixes if prefixes is not None else RedisKeyPrefixes()
+
+    # --- inbox ---
+    def inbox_stream(self, session_id: str, priority: Priority) -> str:
+        return f"{self.prefixes.inbox}:{require_id(session_id, 'session_id')}:{priority.name}"
+
+    def inbox_streams(self, session_id: str, max_priority: Priority = Priority.LATER) -> list[str]:
+        """The tier streams ``NOW`` .. ``max_priority``, in priority order."""
+        return [self.inbox_stream(session_id, p) for p in Priority if p <= max_priority]
+
+    def quarantine(self, session_id: str) -> str:
+        return f"{self.prefixes.inbox}:{require_id(session_id, 'session_id')}:{n.REDIS_QUARANTINE_SUFFIX}"
+
+    def quarantine_pattern(self) -> str:
+        return f"{glob_escape(self.prefixes.inbox)}:*:{n.REDIS_QUARANTINE_SUFFIX}"
+
+    def session_of_quarantine(self, key: str) -> str | None:
+        return _between(key, f"{self.prefixes.inbox}:", f":{n.REDIS_QUARANTINE_SUFFIX}")
+
+    # --- lease ---
+    def lock(self, session_id: str) -> str:
+        return f"{self.prefixes.lock}:{n.REDIS_LOCK_SEGMENT}:{require_id(session_id, 'session_id')}"
+
+    def lock_fence(self, session_id: str) -> str:
+        return f"{self.prefixes.lock}:{n.REDIS_FENCE_SEGMENT}:{require_id(session_id, 'session_id')}"
+
+    # --- signals ---
+    def control_channel(self, session_id: str) -> str:
+        return f"{self.prefixes.signals}:{n.REDIS_CONTROL_SEGMENT}:{require_id(session_id, 'session_id')}"
+
+    def events_channel(self, session_id: str) -> str:
+        return f"{self.prefixes.signals}:{n.REDIS_EVENTS_SEGMENT}:{require_id(session_id, 'session_id')}"
+
+    def session_of_channel(self, channel: str) -> str | None:
+        """The session id of a control or events channel, ``None`` for any other channel."""
+        for segment in (n.REDIS_CONTROL_SEGMENT, n.REDIS_EVENTS_SEGMENT):
+            sid = _between(channel, f"{self.prefixes.signals}:{segment}:", "")
+            if sid is not None:
+                return sid
+        return None
+
+    # --- idempotency ---
+    def idempotency(self, key: str) -> str:
+        return f"{self.prefixes.idempotency}:{require_id(key, 'key')}"
+
+    def idempotency_pattern(self) -> str:
+        return f"{glob_escape(self.prefixes.idempotency)}:*"
+
+    # --- background tasks ---
+    def task(self, task_id: str) -> str:
+        require_id(task_id, "task_id")
+        if task_id == n.REDIS_INDEX_SUFFIX:
+            raise InvalidArgumentError(
+                f"task_id {task_id!r} is reserved on Redis: {self.task_index()!r} is the index set"
+            )
+        return f"{self.prefixes.tasks}:{task_id}"
+
+    def task_index(self) -> str:
+        return f"{self.prefixes.tasks}:{n.REDIS_INDEX_SUFFIX}"
+
+    # --- session records ---
+    def record(self, session_id: str) -> str:
+        return f"{self.prefixes.records}:{require_id(session_id, 'session_id')}"
+
+    def record_pattern(self) -> str:
+        return f"{glob_escape(self.prefixes.records)}:*"
+
+    def session_of_record(self, key: str) -> str | None:
+        return _between(key, f"{self.prefixes.records}:", "")
+
+    # --- log segments and the write fence ---
+    def _tag(self, session_id: str) -> str:
+        return f"{n.REDIS_HASH_TAG_OPEN}{require_id(session_id, 'session_id')}{n.REDIS_HASH_TAG_CLOSE}"
+
+    def segment_data(self, session_id: str) -> str:
+        return f"{self.prefixes.segments}:{self._tag(session_id)}:{n.REDIS_SEGMENT_DATA_SUFFIX}"
+
+    def segment_created(self, session_id: str) -> str:
+        return f"{self.prefixes.segments}:{self._tag(session_id)}:{n.REDIS_SEGMENT_CREATED_SUFFIX}"
+
+    def segment_created_pattern(self) -> str:
+        return (
+            f"{glob_escape(self.prefixes.segments)}:{glob_escape(n.REDIS_HASH_TAG_OPEN)}*"
+            f"{glob_escape(n.REDIS_HASH_TAG_CLOSE)}:{n.REDIS_SEGMENT_CREATED_SUFFIX}"
+        )
+
+    def session_of_segment_created(self, key: str) -> str | None:
+        return _between(
+            key,
+            f"{self.prefixes.segments}:{n.REDIS_HASH_TAG_OPEN}",
+            f"{n.REDIS_HASH_TAG_CLOSE}:{n.REDIS_SEGMENT_CREATED_SUFFIX}",
+        )
+
+    def write_fence(self, session_id: str) -> str:
+        return f"{self.prefixes.fences}:{self._tag(session_id)}"
+
+
+def _between(key: str, head: str, tail: str) -> str | None:
+    """The part of ``key`` between ``head`` and ``tail``, or ``None`` when ``key`` is not of that form."""
+    if not key.startswith(head) or not key.endswith(tail) or len(key) <= len(head) + len(tail):
+        return None
+    return key[len(head) : len(key) - len(tail)]

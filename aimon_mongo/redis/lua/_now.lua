@@ -1,0 +1,5 @@
+-- Server clock in epoch milliseconds (TIME answers seconds and microseconds).
+local function now_millis()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end

@@ -1,0 +1,85 @@
+"""PostgreSQL families of the conformance suite: ``postgres-sync`` and ``postgres-async``.
+
+Each test gets its own schema (``t_<random>``) created by ``ensure_schema`` on the server at
+``POSTGRES_DSN`` and dropped (CASCADE) afterwards; every node of the test is a bundle on that schema.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from aimon_mongo.clock import Clock
+from aimon_mongo.codec.inbound import to_json_envelope
+from aimon_mongo.model import InboundMessage
+from aimon_mongo.postgres import AsyncPostgresSessionBackends, PostgresSessionBackends, ensure_schema_async
+from tests.conformance.backends import ClusterBase, register
+from tests.fixtures.postgres import configured_dsn, drop_schema, new_schema_name
+
+
+class PostgresCluster(ClusterBase):
+    """Nodes on one schema; the inbox stores JSON text, so entries can be damaged for the unreadable tests."""
+
+    can_damage_entries = True
+
+    def __init__(self, dsn: str, schema: str, *, is_async: bool) -> None:
+        super().__init__()
+        self.dsn = dsn
+        self.schema = schema
+        self.is_async = is_async
+
+    async def build(self, node_id: str, clock: Clock | None) -> Any:
+        flavour = AsyncPostgresSessionBackends if self.is_async else PostgresSessionBackends
+        return flavour(self.dsn, node_id, schema=self.schema, clock=clock)
+
+    async def store_damaged_entry(self, message: InboundMessage) -> str:
+        envelope = json.loads(to_json_envelope(message))
+        envelope["initiator"]["type"] = "ROBOT"
+        table = sql.Identifier(self.schema, "conversation_inbox")
+        async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True) as conn:
+            cur = await conn.execute(
+                sql.SQL(
+                    "INSERT INTO {} (conversation_id, agent_ref, priority, payload, delivered_at) "
+                    "VALUES (%s, %s, %s, %s::jsonb, %s) RETURNING id"
+                ).format(table),
+                [
+                    message.session_id,
+                    message.agent_ref,
+                    int(message.priority),
+                    json.dumps(envelope),
+                    message.delivered_at,
+                ],
+            )
+            row = await cur.fetchone()
+        assert row is not None
+        return str(row[0])
+
+    def repair(self, raw: Any) -> Any:
+        assert isinstance(raw, str)
+        return raw.replace('"ROBOT"', '"USER"')
+
+
+def _factory(is_async: bool) -> Any:
+    @contextlib.asynccontextmanager
+    async def factory(request: pytest.FixtureRequest) -> AsyncIterator[PostgresCluster]:
+        dsn = request.getfixturevalue("postgres_dsn") if request else configured_dsn()
+        schema = new_schema_name()
+        await ensure_schema_async(dsn, schema)
+        cluster = PostgresCluster(dsn, schema, is_async=is_async)
+        try:
+            yield cluster
+        finally:
+            await cluster.close_all()
+            drop_schema(dsn, schema)
+
+    return factory
+
+
+register("postgres-sync", _factory(is_async=False))
+register("postgres-async", _factory(is_async=True))
