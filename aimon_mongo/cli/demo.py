@@ -28,6 +28,8 @@ def register(app: typer.Typer) -> None:
 
         cli = _context.of(ctx)
         target = uri or (cli.uri if cli.uri_configured else None)
-        summary = run_demo(target, as_json=as_json, drop=drop, console=cli.console)
+        if target is not None:
+            cli.uri = target  # a connection failure then names the host the demo tried
+        summary = run_demo(target, as_json=as_json, drop=drop, console=cli.console, timeout_ms=cli.timeout_ms)
         if as_json:
             cli.emit_json(summary)

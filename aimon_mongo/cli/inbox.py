@@ -149,13 +149,8 @@ def stats(
 
 
 def _entry_json(entry: QuarantinedEntry) -> dict[str, Any]:
-    return {
-        "id": entry.id,
-        "session_id": entry.session_id,
-        "entry_id": entry.entry_id,
-        "error": entry.error,
-        "quarantined_at": entry.quarantined_at.isoformat(),
-    }
+    """An entry without its raw document ('quarantine show' adds that, as Extended JSON)."""
+    return entry.model_dump(mode="json", exclude={"raw"})
 
 
 @quarantine_app.command("list")

@@ -81,11 +81,17 @@ def _hosts(uri: str) -> str:
 
 
 def run_demo(
-    uri: str | None = None, *, as_json: bool = False, drop: bool = False, console: Console | None = None
+    uri: str | None = None,
+    *,
+    as_json: bool = False,
+    drop: bool = False,
+    console: Console | None = None,
+    timeout_ms: int = 20000,
 ) -> dict[str, Any]:
     """Run the demo (starting the stand-in when ``uri`` is ``None`` and ``MONGODB_URI`` is unset).
 
-    Returns the summary; prints the narration (or, with ``as_json``, nothing: the caller prints the summary).
+    ``timeout_ms`` bounds server selection. Returns the summary; prints the narration (or, with
+    ``as_json``, nothing: the caller prints the summary).
     """
     out = console or Console()
     say: Narrator = SilentNarrator() if as_json else RichNarrator(out)
@@ -102,7 +108,7 @@ def run_demo(
                 "'fs'; repeated runs never collide)",
                 highlight=False,
             )
-        client: MongoClient[dict[str, Any]] = MongoClient(target, tz_aware=True, serverSelectionTimeoutMS=20000)
+        client: MongoClient[dict[str, Any]] = MongoClient(target, tz_aware=True, serverSelectionTimeoutMS=timeout_ms)
         try:
             summary = run_scenario(client, database, say)
             if drop:

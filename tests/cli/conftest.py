@@ -11,15 +11,17 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pymongo import MongoClient
 from typer.testing import CliRunner
 
 from aimon_mongo.cli import get_app
+from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).with_name("golden")
@@ -65,6 +67,16 @@ def cli(mongo_uri: str, mongo_db_name: str) -> Cli:
         return Run(result.exit_code, result.stdout, result.stderr)
 
     return run
+
+
+@pytest.fixture
+def node(mongo_client: MongoClient[Any], mongo_db_name: str) -> Iterator[MongoSessionBackends]:
+    """MongoDB session stores on the test database (the one the ``cli`` fixtures point at)."""
+    db = mongo_client[mongo_db_name]
+    ensure_schema(db)
+    bundle = MongoSessionBackends(db, "node-test")
+    yield bundle
+    bundle.close()
 
 
 @pytest.fixture

@@ -82,3 +82,25 @@ def test_help_lists_every_group() -> None:
     assert run.code == 0
     for group in ("demo", "vfs", "snapshots", "inbox", "quarantine", "leases", "tasks", "init-db", "schema"):
         assert group in run.stdout
+
+
+def test_demo_against_an_unreachable_uri_names_that_host() -> None:
+    port = free_port()
+    run = _invoke("--timeout-ms", "300", "demo", "--uri", f"mongodb://127.0.0.1:{port}")
+    assert f"cannot reach MongoDB at 127.0.0.1:{port} " in run.failed_with_one_line()
+
+
+def test_schema_group_runs_the_gate() -> None:
+    assert "schema gate:" in _invoke("schema", "check").stdout
+    env = {k: v for k, v in os.environ.items() if k not in ("MONGODB_URI", "AIMON_MONGODB_URI")}
+    done = subprocess.run(
+        [sys.executable, "-m", "aimon_mongo", "schema", "check"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("schema gate: ")
+    assert _invoke("schema", "no-such-subcommand").code == 2

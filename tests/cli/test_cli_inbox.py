@@ -6,13 +6,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
 from bson import ObjectId, json_util
 from pymongo import MongoClient
 
 from aimon_mongo.codec.inbound import to_mongo_document
 from aimon_mongo.model import ImageInput, InboundMessage, MultimodalInput, Principal, Priority, TextInput
-from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
 from tests.cli.conftest import Cli
 
 
@@ -26,15 +24,6 @@ def _message(session: str, text: str, priority: Priority, **extra: Any) -> Inbou
         delivered_at=datetime.now(UTC),
         **extra,
     )
-
-
-@pytest.fixture
-def node(mongo_client: MongoClient[Any], mongo_db_name: str) -> Any:
-    db = mongo_client[mongo_db_name]
-    ensure_schema(db)
-    bundle = MongoSessionBackends(db, "node-test")
-    yield bundle
-    bundle.close()
 
 
 def test_peek_lists_in_collect_order_without_consuming(cli: Cli, node: Any) -> None:

@@ -7,11 +7,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
 from pymongo import MongoClient
 
 from aimon_mongo.model import BackgroundTask, Principal, TaskState
-from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
 from tests.cli.conftest import Cli
 
 SCHEMA = {
@@ -26,15 +24,6 @@ SCHEMA = {
     "session_log_segments": ["by_session"],
     "session_fences": [],
 }
-
-
-@pytest.fixture
-def node(mongo_client: MongoClient[Any], mongo_db_name: str) -> Any:
-    db = mongo_client[mongo_db_name]
-    ensure_schema(db)
-    bundle = MongoSessionBackends(db, "node-test")
-    yield bundle
-    bundle.close()
 
 
 def test_lease_states_on_server_time(cli: Cli, node: Any) -> None:
