@@ -97,7 +97,10 @@ def run_demo(
     say: Narrator = SilentNarrator() if as_json else RichNarrator(out)
     database = f"{DATABASE_PREFIX}{uuid.uuid4().hex[:10]}"
     if uri is None and not as_json:
-        out.print("[dim]no MongoDB configured: starting the local stand-in (mongoeco) for this run...[/dim]")
+        out.print(
+            "[dim]no MongoDB configured: starting the local stand-in (mongoeco) for this run "
+            "(the first run also creates its environment, which takes a minute)...[/dim]"
+        )
     with mongodb_or_standin(uri) as (target, server):
         where = "local stand-in (mongoeco), started for this run" if server is not None else "MongoDB deployment"
         if not as_json:
