@@ -259,6 +259,9 @@ def test_postgresql() -> None:
     assert names.PG_IDX_IDEMPOTENCY_EXPIRES_AT == "idempotency_entry_expires_at_idx"
     assert names.PG_IDX_TASK_STATE == "background_task_state_idx"
     assert names.PG_IDX_TASK_CONTEXT == "background_task_context_idx"
+    assert names.PG_SESSION_FENCE == "session_fence"
+    assert names.PG_SCHEMA_VERSION == "aimon_schema_version"
+    assert names.PG_IDX_INBOX_QUARANTINE_CONV == "conversation_inbox_quarantine_conv_idx"
 
 
 def test_snapshot_envelope() -> None:

@@ -28,6 +28,7 @@ from pymongo.errors import OperationFailure, PyMongoError
 
 from aimon_mongo import names as n
 from aimon_mongo._async.ports import SignalHandler
+from aimon_mongo._async.subscription import AsyncHubSubscription
 from aimon_mongo._async_runtime import Event, Lock, Worker, spawn, wait_event
 from aimon_mongo.codec.signal import decode_signal, encode_signal
 from aimon_mongo.errors import CodecError, SignalBusError
@@ -45,16 +46,6 @@ CHANGE_STREAM: WatchMode = "change_stream"
 POLL: WatchMode = "poll"
 PUBLISH_CHUNK = 256
 _HISTORY_LOST = {280, 286}  # ChangeStreamFatalError, ChangeStreamHistoryLost
-
-
-class AsyncMongoSubscription:
-    def __init__(self, hub: SignalHub, session_id: str, sub_id: int) -> None:
-        self._hub = hub
-        self._session_id = session_id
-        self._sub_id = sub_id
-
-    async def unsubscribe(self) -> None:
-        self._hub.remove(self._session_id, self._sub_id)
 
 
 class AsyncMongoSessionSignalBus:
@@ -102,13 +93,13 @@ class AsyncMongoSessionSignalBus:
             for start in range(0, len(docs), PUBLISH_CHUNK):
                 await self._signals.insert_many(docs[start : start + PUBLISH_CHUNK], ordered=True)
 
-    async def subscribe(self, session_id: str, handler: SignalHandler) -> AsyncMongoSubscription:
+    async def subscribe(self, session_id: str, handler: SignalHandler) -> AsyncHubSubscription:
         require_id(session_id, "session_id")
         if not callable(handler):
             raise SignalBusError("handler must be callable")
         self._check_open()
         await self._start_watcher()
-        return AsyncMongoSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
+        return AsyncHubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
 
     async def close(self) -> None:
         self._closed = True

@@ -29,6 +29,7 @@ from pymongo.errors import OperationFailure, PyMongoError
 
 from aimon_mongo import names as n
 from aimon_mongo._sync.ports import SignalHandler
+from aimon_mongo._sync.subscription import HubSubscription
 from aimon_mongo._sync_runtime import Event, Lock, Worker, spawn, wait_event
 from aimon_mongo.codec.signal import decode_signal, encode_signal
 from aimon_mongo.errors import CodecError, SignalBusError
@@ -46,16 +47,6 @@ CHANGE_STREAM: WatchMode = "change_stream"
 POLL: WatchMode = "poll"
 PUBLISH_CHUNK = 256
 _HISTORY_LOST = {280, 286}  # ChangeStreamFatalError, ChangeStreamHistoryLost
-
-
-class MongoSubscription:
-    def __init__(self, hub: SignalHub, session_id: str, sub_id: int) -> None:
-        self._hub = hub
-        self._session_id = session_id
-        self._sub_id = sub_id
-
-    def unsubscribe(self) -> None:
-        self._hub.remove(self._session_id, self._sub_id)
 
 
 class MongoSessionSignalBus:
@@ -103,13 +94,13 @@ class MongoSessionSignalBus:
             for start in range(0, len(docs), PUBLISH_CHUNK):
                 self._signals.insert_many(docs[start : start + PUBLISH_CHUNK], ordered=True)
 
-    def subscribe(self, session_id: str, handler: SignalHandler) -> MongoSubscription:
+    def subscribe(self, session_id: str, handler: SignalHandler) -> HubSubscription:
         require_id(session_id, "session_id")
         if not callable(handler):
             raise SignalBusError("handler must be callable")
         self._check_open()
         self._start_watcher()
-        return MongoSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
+        return HubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
 
     def close(self) -> None:
         self._closed = True
