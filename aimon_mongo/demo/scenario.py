@@ -37,7 +37,8 @@ from aimon_mongo.vfs import GridFSFileSystem
 
 NODE_A = "node-a"
 NODE_B = "node-b"
-LEASE_TTL = timedelta(seconds=1.5)
+LEASE_TTL = timedelta(seconds=3)
+"""node-b's lease: long enough that node-a's attempt right after it is refused, short enough to wait out."""
 WAIT = 20.0
 """Seconds to wait for the signal and for node-b's lease to run out before the demo gives up."""
 
