@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 from pydantic import JsonValue
 
@@ -342,3 +342,9 @@ class AsyncSessionBackends(Protocol):
     def segments(self) -> AsyncSessionLogSegmentStore: ...
 
     async def close(self) -> None: ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(self, *exc: object) -> None:
+        """Close the bundle (``async with Backends(...) as node:``)."""
+        ...

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 from pydantic import JsonValue
 
@@ -343,3 +343,9 @@ class SessionBackends(Protocol):
     def segments(self) -> SessionLogSegmentStore: ...
 
     def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc: object) -> None:
+        """Close the bundle (``with Backends(...) as node:``)."""
+        ...

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo._async.ports import AsyncSessionBackends
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.memory._async.signals import AsyncMemorySessionSignalBus
@@ -19,7 +20,7 @@ from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.validate import require_id
 
 
-class AsyncMemorySessionBackends:
+class AsyncMemorySessionBackends(AsyncClosingBundle):
     """All seven in-memory stores of one node.
 
     ``storage`` is the shared state (create one :class:`MemoryStorage` and pass it to several bundles to

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo._sync.ports import SessionBackends
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.memory._sync.signals import MemorySessionSignalBus
@@ -20,7 +21,7 @@ from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.validate import require_id
 
 
-class MemorySessionBackends:
+class MemorySessionBackends(ClosingBundle):
     """All seven in-memory stores of one node.
 
     ``storage`` is the shared state (create one :class:`MemoryStorage` and pass it to several bundles to

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pymongo.asynchronous.database import AsyncDatabase
 
+from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo._async.ports import AsyncSessionBackends
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.mongo._async.idempotency import DEFAULT_DONE_TTL, AsyncMongoIdempotencyStore
@@ -21,7 +22,7 @@ from aimon_mongo.mongo.collections import MongoCollectionNames
 from aimon_mongo.validate import require_id, require_instance
 
 
-class AsyncMongoSessionBackends:
+class AsyncMongoSessionBackends(AsyncClosingBundle):
     """All seven MongoDB stores of one node, on one database.
 
     ``database`` is borrowed (``close()`` leaves its client open). The schema is not created here (the

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pymongo.synchronous.database import Database
 
+from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo._sync.ports import SessionBackends
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.mongo._sync.idempotency import DEFAULT_DONE_TTL, MongoIdempotencyStore
@@ -22,7 +23,7 @@ from aimon_mongo.mongo.collections import MongoCollectionNames
 from aimon_mongo.validate import require_id, require_instance
 
 
-class MongoSessionBackends:
+class MongoSessionBackends(ClosingBundle):
     """All seven MongoDB stores of one node, on one database.
 
     ``database`` is borrowed (``close()`` leaves its client open). The schema is not created here (the

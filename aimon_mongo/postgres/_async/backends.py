@@ -8,6 +8,7 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from aimon_mongo import names as n
+from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.errors import SchemaMigrationError
 from aimon_mongo.postgres._async.idempotency import DEFAULT_DONE_TTL, AsyncPostgresIdempotencyStore
@@ -23,7 +24,7 @@ from aimon_mongo.postgres.migrations import require_schema_name
 from aimon_mongo.validate import require_id
 
 
-class AsyncPostgresSessionBackends:
+class AsyncPostgresSessionBackends(AsyncClosingBundle):
     """The session stores on PostgreSQL.
 
     ``source`` is a connection string (the bundle then owns a pool of autocommit connections, opened on
@@ -109,8 +110,3 @@ class AsyncPostgresSessionBackends:
         await self._signals.close()
         await self._pool.close()
 
-    async def __aenter__(self) -> AsyncPostgresSessionBackends:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()

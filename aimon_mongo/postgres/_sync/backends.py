@@ -9,6 +9,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from aimon_mongo import names as n
+from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.errors import SchemaMigrationError
 from aimon_mongo.postgres._sync.idempotency import DEFAULT_DONE_TTL, PostgresIdempotencyStore
@@ -24,7 +25,7 @@ from aimon_mongo.postgres.migrations import require_schema_name
 from aimon_mongo.validate import require_id
 
 
-class PostgresSessionBackends:
+class PostgresSessionBackends(ClosingBundle):
     """The session stores on PostgreSQL.
 
     ``source`` is a connection string (the bundle then owns a pool of autocommit connections, opened on
@@ -110,8 +111,3 @@ class PostgresSessionBackends:
         self._signals.close()
         self._pool.close()
 
-    def __enter__(self) -> PostgresSessionBackends:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

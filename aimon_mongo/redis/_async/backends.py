@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from redis.asyncio import Redis
 
+from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.errors import AimonStorageError, InvalidArgumentError
 from aimon_mongo.redis._async.connection import AsyncRedisIO
@@ -23,7 +24,7 @@ CONNECT_TIMEOUT = 5.0
 """Seconds a client built from a URL waits for a TCP connection before reporting the server unreachable."""
 
 
-class AsyncRedisSessionBackends:
+class AsyncRedisSessionBackends(AsyncClosingBundle):
     """The Redis session backend of one node.
 
     ``client`` is a ``redis.asyncio.Redis`` (borrowed: ``close()`` leaves it open) or a ``redis://`` URL

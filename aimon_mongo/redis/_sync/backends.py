@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from redis import Redis
 
+from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.errors import AimonStorageError, InvalidArgumentError
 from aimon_mongo.redis._sync.connection import RedisIO
@@ -24,7 +25,7 @@ CONNECT_TIMEOUT = 5.0
 """Seconds a client built from a URL waits for a TCP connection before reporting the server unreachable."""
 
 
-class RedisSessionBackends:
+class RedisSessionBackends(ClosingBundle):
     """The Redis session backend of one node.
 
     ``client`` is a ``redis.Redis`` (borrowed: ``close()`` leaves it open) or a ``redis://`` URL

@@ -74,6 +74,13 @@ class AsyncFacade:
     def unwrapped(self) -> Any:
         return self._target
 
+    async def __aenter__(self) -> AsyncFacade:
+        await asyncio.to_thread(self._target.__enter__)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.to_thread(self._target.__exit__, None, None, None)
+
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._target, name)
         if name in self._STORES:
