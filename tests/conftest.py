@@ -4,4 +4,5 @@ pytest_plugins = [
     "tests.fixtures.mongo",
     "tests.fixtures.postgres",
     "tests.fixtures.redis",
+    "tests.reliability.plugin",
 ]
