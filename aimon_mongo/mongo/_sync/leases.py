@@ -18,6 +18,7 @@ import logging
 from datetime import timedelta
 from typing import Any
 
+from bson.int64 import Int64
 from pymongo import ReturnDocument
 from pymongo.synchronous.collection import Collection
 from pymongo.errors import DuplicateKeyError, PyMongoError
@@ -90,4 +91,7 @@ class MongoSessionLeaseStore:
 
 
 def _matching(lease: Lease) -> dict[str, Any]:
-    return {n.F_ID: lease.session_id, n.F_HOLDER_ID: lease.holder_id, n.F_FENCING_TOKEN: lease.fencing_token}
+    # The token is stored as int64: match it as int64 too, so a server that compares numbers by BSON type
+    # (the mongoeco SQLite engine does) finds the lock; MongoDB compares across number types anyway.
+    token = Int64(lease.fencing_token)
+    return {n.F_ID: lease.session_id, n.F_HOLDER_ID: lease.holder_id, n.F_FENCING_TOKEN: token}

@@ -1,0 +1,183 @@
+"""Private servers a test may stop and restart: Redis, a PostgreSQL cluster, the MongoDB stand-in on SQLite.
+
+Each one runs on its own free port with its own temporary directory (never the shared servers on
+5432/6379), keeps its data across :meth:`stop` / :meth:`start` on the same port, and :meth:`destroy`
+stops it and removes the directory (call it in a ``finally``). PostgreSQL refuses to run as root, so
+as root its binaries run as the ``postgres`` user (``runuser``) and the directory is given to that user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+import redis
+
+from aimon_mongo.standin import StandinServer, free_port
+
+START_TIMEOUT = 30.0
+
+
+class PrivateServerError(RuntimeError):
+    """A private server could not be set up, started or stopped (the message says which and why)."""
+
+
+class PrivateRedis:
+    """``redis-server`` with AOF on every write (``appendfsync always``): a restart keeps every reply."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="aimon-redis-"))
+        self.port = free_port()
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        exe = shutil.which("redis-server")
+        if exe is None:
+            raise PrivateServerError("redis-server is not on PATH")
+        cmd = [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
+               "--appendonly", "yes", "--appendfsync", "always", "--save", "",
+               "--daemonize", "no", "--logfile", str(self.dir / "redis.log")]  # fmt: skip
+        self._proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise PrivateServerError(f"redis-server exited with {self._proc.returncode}: {self._log_tail()}")
+            client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=1)
+            try:
+                if client.ping():
+                    return
+            except redis.RedisError:
+                time.sleep(0.05)
+            finally:
+                client.close()
+        raise PrivateServerError(f"redis-server on port {self.port} did not answer PING: {self._log_tail()}")
+
+    def stop(self) -> None:
+        """SIGTERM: Redis finishes the command it runs, fsyncs the AOF and exits."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            _terminate(proc)
+
+    def destroy(self) -> None:
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _log_tail(self) -> str:
+        with contextlib.suppress(OSError):
+            return (self.dir / "redis.log").read_text()[-500:]
+        return "<no log>"
+
+
+class PrivatePostgres:
+    """A cluster made by ``initdb`` (trust auth) in a temp dir, started and stopped with ``pg_ctl``."""
+
+    def __init__(self) -> None:
+        self.bin = _postgres_bin()
+        self.dir = Path(tempfile.mkdtemp(prefix="aimon-pg-"))
+        self.data = self.dir / "data"
+        self.sockets = self.dir / "sock"
+        self.port = free_port()
+        self.sockets.mkdir()
+        self._user = "postgres" if os.geteuid() == 0 else None
+        if self._user is not None:
+            entry = pwd.getpwnam(self._user)
+            for path in (self.dir, self.sockets):
+                os.chown(path, entry.pw_uid, entry.pw_gid)
+        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
+
+    @property
+    def dsn(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1"
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.dir / "pg.log"), "-w",
+                  "-t", str(int(START_TIMEOUT)), "start")  # fmt: skip
+        with psycopg.connect(self.dsn, connect_timeout=5) as conn:
+            conn.execute("SELECT 1")
+
+    def stop(self) -> None:
+        """``pg_ctl stop -m fast``: open transactions roll back, then a clean shutdown checkpoint."""
+        if (self.data / "postmaster.pid").exists():
+            self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", str(int(START_TIMEOUT)), "stop")
+
+    def destroy(self) -> None:
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _run(self, tool: str, *args: str) -> None:
+        cmd = [str(self.bin / tool), *args]
+        if self._user is not None:
+            cmd = ["runuser", "-u", self._user, "--", *cmd]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False, cwd=self.dir)
+        if done.returncode != 0:
+            log = ""
+            with contextlib.suppress(OSError):
+                log = (self.dir / "pg.log").read_text()[-500:]
+            raise PrivateServerError(f"{tool} failed ({done.returncode}): {done.stderr[-500:]} {log}")
+
+
+class PrivateMongoStandin:
+    """The mongoeco stand-in on its SQLite engine: data in a file that outlives the process."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="aimon-mongo-"))
+        self.path = self.dir / "mongoeco.sqlite"
+        self.port = 0
+        self.uri = ""
+        self._server: StandinServer | None = None
+
+    def start(self) -> None:
+        server = StandinServer("mongoeco", engine="sqlite", path=self.path, port=self.port)
+        self.uri = server.start()
+        self.port = server.port
+        self._server = server
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.stop()
+
+    def destroy(self) -> None:
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _postgres_bin() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=lambda p: int(Path(p).parts[-3]))
+    if found:
+        return Path(found[-1]).parent
+    on_path = shutil.which("pg_ctl")
+    if on_path is None:
+        raise PrivateServerError("no pg_ctl under /usr/lib/postgresql/*/bin nor on PATH")
+    return Path(on_path).parent
+
+
+def _terminate(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=START_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=START_TIMEOUT)
