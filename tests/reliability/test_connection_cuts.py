@@ -1,0 +1,279 @@
+"""Connections cut at random points between client and server: MongoDB stand-in, Redis, PostgreSQL.
+
+A :class:`~tests.fixtures.tcp_proxy.TcpProxy` in front of the server drops each connection after a seeded
+random number of bytes, so requests arrive cut short and replies are lost after the server acted. The
+test retries what failed with ``BackendUnavailable``, as an application would, and checks:
+
+* deliver/collect: no stored entry is handed out twice; every acknowledged entry is collected, except
+  the ones a collect removed while its reply was lost (``lost`` = acknowledged − collected − remaining,
+  each of them coinciding with a failed or cut-short collect — the at-most-once window of
+  ``docs/guarantees.md``); a retried deliver whose first attempt was stored anyway is a second entry
+  of the same turn (counted, allowed only where a deliver attempt failed);
+* leases: tokens of acquisitions that did not overlap in time strictly increase, and the session record
+  ends with the highest token's write (a stale write is refused, never applied over a newer one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import zlib
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from psycopg.conninfo import conninfo_to_dict
+
+from aimon_mongo.errors import StaleFencingTokenError
+from aimon_mongo.model import Lease
+from tests.conformance.helpers import message, new_id
+from tests.fixtures.postgres import drop_schema, new_schema_name
+from tests.fixtures.redis import delete_namespace, new_root
+from tests.fixtures.tcp_proxy import TcpProxy
+from tests.reliability.clients import FAMILIES, FLAVOURS, Address, FaultCluster, Outcome, attempt, until_ok
+
+MIN_BYTES, MAX_BYTES = 200, 6_000
+"""Byte budget of a proxied connection: from inside the handshake to a few dozen operations."""
+RETRY_DEADLINE = 120.0
+LEASE_TTL = timedelta(seconds=1)
+EARLY_STOP = "stopped early by a server error"
+
+
+@dataclass
+class Target:
+    """The direct address and the scope (database / schema / key root) of one test, and its cleanup."""
+
+    family: str
+    direct: Address
+    scope: str
+    cleanup: Any
+
+
+@pytest.fixture(params=FAMILIES)
+def target(request: pytest.FixtureRequest) -> Iterator[Target]:
+    family = request.param
+    if family == "mongo":
+        uri = request.getfixturevalue("mongo_uri")
+        host, port = _host_port(urlsplit(uri).netloc.split(",")[0], 27017)
+        db = request.getfixturevalue("mongo_db_name")  # dropped by its fixture
+        yield Target(family, Address(host, port), db, lambda: None)
+    elif family == "redis":
+        url = request.getfixturevalue("redis_url")
+        root = new_root()
+        host, port = _host_port(urlsplit(url).netloc.rsplit("@", 1)[-1], 6379)
+        yield Target(family, Address(host, port), root, lambda: delete_namespace(url, root))
+    else:
+        dsn = request.getfixturevalue("postgres_dsn")
+        params = conninfo_to_dict(dsn)
+        schema = new_schema_name()
+        address = Address(str(params.get("host", "127.0.0.1")), int(params.get("port") or 5432))
+        yield Target(family, address, schema, lambda: drop_schema(dsn, schema))
+
+
+@pytest.fixture(params=FLAVOURS)
+async def cut(
+    request: pytest.FixtureRequest, target: Target
+) -> AsyncIterator[tuple[FaultCluster, FaultCluster, TcpProxy]]:
+    """(cluster through a cutting proxy, cluster on the direct address, the proxy)."""
+    is_async = request.param == "async"
+    proxy = TcpProxy(target.direct.host, target.direct.port)
+    through = FaultCluster(target.family, is_async, Address("127.0.0.1", proxy.port), scope=target.scope)
+    direct = FaultCluster(target.family, is_async, target.direct, scope=target.scope)
+    try:
+        direct.setup(target.direct)
+        yield through, direct, proxy
+    finally:
+        try:
+            await through.stop()
+            await direct.stop()
+        finally:
+            proxy.close()
+            target.cleanup()
+
+
+def _host_port(netloc: str, default: int) -> tuple[str, int]:
+    host, _, port = netloc.rpartition(":")
+    return (host, int(port)) if host else (netloc, default)
+
+
+def _seed(name: str, scenario: str) -> int:
+    return zlib.crc32(f"{scenario}/{name}".encode())
+
+
+@dataclass
+class Delivery:
+    turn: str
+    started: float
+    ended: float = 0.0
+    entry_id: str = ""
+    failed_attempts: int = 0
+
+
+@dataclass
+class CollectCall:
+    outcome: Outcome
+    ids: list[str] = field(default_factory=list)
+
+
+async def test_deliver_and_collect_while_connections_drop(
+    cut: tuple[FaultCluster, FaultCluster, TcpProxy], sizes: Any, reliability_counts: Any, caplog: Any
+) -> None:
+    through, direct, proxy = cut
+    caplog.set_level(logging.WARNING)
+    session = new_id("s")
+    total = sizes.pick(ci=100, full=2_000)
+    producer = await through.node("node-b")
+    consumer = await through.node("node-a")
+    proxy.random_cuts(_seed(through.name, "inbox"), min_bytes=MIN_BYTES, max_bytes=MAX_BYTES)
+
+    deliveries: list[Delivery] = []
+    calls: list[CollectCall] = []
+    producing = True
+
+    async def produce() -> None:
+        nonlocal producing
+        try:
+            for i in range(total):
+                d = Delivery(f"t{i}", time.monotonic())
+                failed: list[Outcome] = []
+                msg = message(session, turn_id=d.turn, text=d.turn)
+                d.entry_id = await until_ok(lambda m=msg: producer.inbox.deliver(m), deadline=RETRY_DEADLINE,
+                                            failures=failed)  # fmt: skip
+                d.failed_attempts = len(failed)
+                d.ended = time.monotonic()
+                deliveries.append(d)
+        finally:
+            producing = False
+
+    async def consume() -> None:
+        while True:
+            done = not producing
+            outcome = await attempt(consumer.inbox.collect(session))
+            call = CollectCall(outcome)
+            calls.append(call)
+            if outcome.ok:
+                assert not outcome.result.unreadable
+                call.ids = [m.id for m in outcome.result.messages]
+                if done and not call.ids:
+                    return
+            await asyncio.sleep(0.01)
+
+    await asyncio.gather(produce(), consume())
+    proxy.calm()
+
+    # What is left, read on a direct connection: entries stored by a retried deliver's lost first attempt.
+    reader = await direct.node("node-c")
+    remaining: list[str] = []
+    while batch := (await reader.inbox.collect(session)).messages:
+        remaining.extend(m.id for m in batch if m.id is not None)
+    handed_out = Counter(i for c in calls for i in c.ids)
+    duplicates = sum(n - 1 for n in handed_out.values() if n > 1)
+    acknowledged = {d.entry_id: d for d in deliveries}
+    seen = set(handed_out) | set(remaining)
+    lost = [acknowledged[i] for i in acknowledged if i not in seen]
+    failed_calls = [c for c in calls if not c.outcome.ok]
+    early_stops = sum(EARLY_STOP in r.getMessage() for r in caplog.records)
+    failed_delivers = sum(d.failed_attempts for d in deliveries)
+    extra_entries = len(seen - set(acknowledged))  # stored by a deliver attempt that raised
+
+    assert duplicates == 0, f"{duplicates} entries handed out twice"
+    assert extra_entries <= failed_delivers, "an entry appeared that no failed deliver can explain"
+    if through.family == "mongo":
+        # One find_one_and_delete in flight per collect: a cut loses at most one entry, in a collect that
+        # raised or one that returned early (logged).
+        assert len(lost) <= len(failed_calls) + early_stops
+    else:
+        # One script / transaction per collect, returning every pending entry: an entry that is gone was
+        # removed by a collect that failed after the entry's deliver began and before the first collect
+        # that succeeded after its deliver returned.
+        for d in lost:
+            limit = consumer.inbox.batch_limit or float("inf")
+            assert any(_could_remove(c, d, calls, limit) for c in failed_calls), f"{d.turn} lost outside a cut"
+    print(
+        f"\n{through.name}: {total} messages, {proxy.random_drops} connections cut, {len(calls)} collects "
+        f"({len(failed_calls)} failed, {early_stops} stopped early), {failed_delivers} failed delivers "
+        f"({extra_entries} stored anyway, collected as second entries), {len(lost)} lost in flight, "
+        f"{len(remaining)} left for the direct reader"
+    )
+    reliability_counts.add("connection-cuts", through.name, messages=total, duplicates=duplicates, lost=len(lost),
+                           errors=len(failed_calls) + failed_delivers)  # fmt: skip
+
+
+def _could_remove(failed: CollectCall, d: Delivery, calls: list[CollectCall], limit: float) -> bool:
+    """Whether the failed collect ``failed`` can have removed the entry of ``d``: it ran after the deliver
+    began and began before the first collect after the deliver returned that emptied the inbox."""
+    later = [c.outcome.started for c in calls if c.outcome.ok and c.outcome.started > d.ended and len(c.ids) < limit]
+    return failed.outcome.ended > d.started and failed.outcome.started < min(later, default=float("inf"))
+
+
+@dataclass
+class Acquisition:
+    worker: str
+    token: int
+    started: float
+    ended: float
+
+
+async def test_leases_and_fenced_writes_while_connections_drop(
+    cut: tuple[FaultCluster, FaultCluster, TcpProxy], sizes: Any, reliability_counts: Any
+) -> None:
+    through, direct, proxy = cut
+    session = new_id("s")
+    wanted = sizes.pick(ci=20, full=400)
+    workers = {name: await through.node(name) for name in ("node-a", "node-b")}
+    proxy.random_cuts(_seed(through.name, "leases"), min_bytes=MIN_BYTES, max_bytes=MAX_BYTES)
+    acquisitions: list[Acquisition] = []
+    written: list[int] = []  # tokens whose fenced write returned
+    maybe_written: list[int] = []  # tokens whose fenced write raised BackendUnavailable (may have applied)
+    counts = Counter[str]()
+
+    async def work(name: str, node: Any) -> None:
+        while len(acquisitions) < wanted:
+            got = await attempt(node.leases.try_acquire(session, name, LEASE_TTL))
+            if not got.ok:
+                counts["errors"] += 1
+                continue
+            if got.result is None:
+                await asyncio.sleep(0.05)
+                continue
+            lease: Lease = got.result
+            acquisitions.append(Acquisition(name, lease.fencing_token, got.started, got.ended))
+            extended = await attempt(node.leases.extend(lease, LEASE_TTL))
+            counts["errors"] += not extended.ok
+            try:
+                wrote = await attempt(
+                    node.records.merge_transcript(session, str(lease.fencing_token), lease.fencing_token)
+                )
+            except StaleFencingTokenError:
+                counts["refused_stale"] += 1
+            else:
+                (written if wrote.ok else maybe_written).append(lease.fencing_token)
+                counts["errors"] += not wrote.ok
+            await attempt(node.leases.release(lease))
+
+    await asyncio.gather(*(work(name, node) for name, node in workers.items()))
+    proxy.calm()
+
+    tokens = [a.token for a in acquisitions]
+    assert len(set(tokens)) == len(tokens), f"a token was handed out twice: {sorted(tokens)}"
+    for a in acquisitions:
+        for b in acquisitions:
+            if a.ended < b.started:
+                assert a.token < b.token, f"token went back: {a} then {b}"
+    reader = await direct.node("node-c")
+    stored = await reader.records.load(session)
+    assert stored is not None and stored.transcript is not None
+    final = int(stored.transcript)
+    assert final >= max(written, default=0), f"the record holds {final}, below a returned write: {written}"
+    assert final in written or final in maybe_written
+    print(
+        f"\n{through.name}: {len(acquisitions)} acquisitions, tokens {tokens}, {proxy.random_drops} connections "
+        f"cut, {counts['errors']} failed calls, {counts['refused_stale']} stale writes refused, record at {final}"
+    )
+    reliability_counts.add("connection-cuts-leases", through.name, messages=len(acquisitions),
+                           refused_stale=counts["refused_stale"], errors=counts["errors"])  # fmt: skip
