@@ -85,14 +85,15 @@ async def _restart_run(cluster: FaultCluster, server: Any, backlog: int, counts:
         await asyncio.to_thread(server.stop)
 
         # The outage: every kind of call fails with BackendUnavailable, and returns.
-        probes = {
-            "deliver": await attempt(node.inbox.deliver(message(session, turn_id="outage", text="outage"))),
-            "collect": await attempt(node.inbox.collect(session)),
-            "is_empty": await attempt(node.inbox.is_empty(session)),
-            "try_acquire": await attempt(node.leases.try_acquire(new_id("s"), "node-a", timedelta(seconds=5))),
-            "extend": await attempt(node.leases.extend(lease, timedelta(seconds=120))),
-            "fenced write": await attempt(node.records.merge_transcript(session, "t", lease.fencing_token)),
+        calls = {
+            "deliver": node.inbox.deliver(message(session, turn_id="outage", text="outage")),
+            "collect": node.inbox.collect(session),
+            "is_empty": node.inbox.is_empty(session),
+            "try_acquire": node.leases.try_acquire(new_id("s"), "node-a", timedelta(seconds=5)),
+            "extend": node.leases.extend(lease, timedelta(seconds=120)),
+            "fenced write": node.records.merge_transcript(session, "t", lease.fencing_token),
         }
+        probes = dict(zip(calls, await asyncio.gather(*map(attempt, calls.values())), strict=True))
         for what, outcome in probes.items():
             assert outcome.error is not None, f"{what} did not fail while {cluster.family} was down"
             assert str(server.port) in str(outcome.error), f"{what}: {outcome.error} does not name the server"
