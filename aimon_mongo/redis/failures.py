@@ -25,6 +25,15 @@ def endpoint_of(client: Any) -> str:
     return f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}"
 
 
+def retries_of(client: Any) -> int:
+    """How many times a redis-py client re-sends a command after a connection error or timeout: 0 for a
+    client built from a URL, several for one built with redis-py's ``Redis(...)`` defaults."""
+    getter = getattr(client, "get_retry", None)
+    retry = getter() if callable(getter) else None
+    count = getattr(retry, "get_retries", None)
+    return int(count()) if callable(count) else 0
+
+
 class translated:
     """Run a block of Redis calls, re-raising its failures as ``family`` / ``BackendUnavailable``.
 
