@@ -117,7 +117,14 @@ class Delivery:
 @dataclass
 class CollectCall:
     outcome: Outcome
+    stopped_early: bool  # MongoDB: returned what it had removed when a later find_one_and_delete failed
     ids: list[str] = field(default_factory=list)
+    turns: list[str] = field(default_factory=list)
+
+    @property
+    def lossy(self) -> bool:
+        """Whether the call can have removed an entry it did not return."""
+        return not self.outcome.ok or self.stopped_early
 
 
 async def test_deliver_and_collect_while_connections_drop(
@@ -153,12 +160,14 @@ async def test_deliver_and_collect_while_connections_drop(
     async def consume() -> None:
         while True:
             done = not producing
+            warned = _early_stops(caplog)
             outcome = await attempt(consumer.inbox.collect(session))
-            call = CollectCall(outcome)
+            call = CollectCall(outcome, stopped_early=_early_stops(caplog) > warned)
             calls.append(call)
             if outcome.ok:
                 assert not outcome.result.unreadable
                 call.ids = [m.id for m in outcome.result.messages]
+                call.turns = [m.turn_id for m in outcome.result.messages]
                 if done and not call.ids:
                     return
             await asyncio.sleep(0.01)
@@ -168,47 +177,49 @@ async def test_deliver_and_collect_while_connections_drop(
 
     # What is left, read on a direct connection: entries stored by a retried deliver's lost first attempt.
     reader = await direct.node("node-c")
-    remaining: list[str] = []
+    remaining: dict[str, str | None] = {}
     while batch := (await reader.inbox.collect(session)).messages:
-        remaining.extend(m.id for m in batch if m.id is not None)
+        remaining.update((str(m.id), m.turn_id) for m in batch)
     handed_out = Counter(i for c in calls for i in c.ids)
     duplicates = sum(n - 1 for n in handed_out.values() if n > 1)
     acknowledged = {d.entry_id: d for d in deliveries}
-    seen = set(handed_out) | set(remaining)
-    lost = [acknowledged[i] for i in acknowledged if i not in seen]
-    failed_calls = [c for c in calls if not c.outcome.ok]
-    early_stops = sum(EARLY_STOP in r.getMessage() for r in caplog.records)
-    failed_delivers = sum(d.failed_attempts for d in deliveries)
-    extra_entries = len(seen - set(acknowledged))  # stored by a deliver attempt that raised
+    turn_of = {i: t for c in calls for i, t in zip(c.ids, c.turns, strict=True)} | remaining
+    lost = [d for i, d in acknowledged.items() if i not in turn_of]  # acknowledged - collected - remaining
+    lossy = [c for c in calls if c.lossy]
+    failed_calls = sum(not c.outcome.ok for c in calls)
+    early_stops = sum(c.stopped_early for c in calls)
+    failed_delivers = {d.turn: d.failed_attempts for d in deliveries}
+    extra = Counter(t for i, t in turn_of.items() if i not in acknowledged)  # stored by an attempt that raised
 
     assert duplicates == 0, f"{duplicates} entries handed out twice"
-    assert extra_entries <= failed_delivers, "an entry appeared that no failed deliver can explain"
-    if through.family == "mongo":
-        # One find_one_and_delete in flight per collect: a cut loses at most one entry, in a collect that
-        # raised or one that returned early (logged).
-        assert len(lost) <= len(failed_calls) + early_stops
-    else:
-        # One script / transaction per collect, returning every pending entry: an entry that is gone was
-        # removed by a collect that failed after the entry's deliver began and before the first collect
-        # that succeeded after its deliver returned.
-        for d in lost:
-            limit = consumer.inbox.batch_limit or float("inf")
-            assert any(_could_remove(c, d, calls, limit) for c in failed_calls), f"{d.turn} lost outside a cut"
+    for turn, n in extra.items():
+        assert n <= failed_delivers.get(str(turn), 0), f"{turn}: {n} entries no failed deliver attempt explains"
+    limit = consumer.inbox.batch_limit or float("inf")
+    for d in lost:  # gone: removed by a collect that lost its reply (or, on MongoDB, stopped early)
+        assert any(_could_remove(c, d, calls, limit) for c in lossy), f"{d.turn} lost outside a cut"
+    if through.family == "mongo":  # one find_one_and_delete in flight per collect: one entry per lossy call
+        assert len(lost) <= len(lossy)
     print(
         f"\n{through.name}: {total} messages, {proxy.random_drops} connections cut, {len(calls)} collects "
-        f"({len(failed_calls)} failed, {early_stops} stopped early), {failed_delivers} failed delivers "
-        f"({extra_entries} stored anyway, collected as second entries), {len(lost)} lost in flight, "
+        f"({failed_calls} failed, {early_stops} stopped early), {sum(failed_delivers.values())} failed "
+        f"delivers ({extra.total()} stored anyway, collected as second entries), {len(lost)} lost in flight, "
         f"{len(remaining)} left for the direct reader"
     )
+    errors = failed_calls + sum(failed_delivers.values())
     reliability_counts.add("connection-cuts", through.name, messages=total, duplicates=duplicates, lost=len(lost),
-                           errors=len(failed_calls) + failed_delivers)  # fmt: skip
+                           errors=errors)  # fmt: skip
 
 
-def _could_remove(failed: CollectCall, d: Delivery, calls: list[CollectCall], limit: float) -> bool:
-    """Whether the failed collect ``failed`` can have removed the entry of ``d``: it ran after the deliver
-    began and began before the first collect after the deliver returned that emptied the inbox."""
-    later = [c.outcome.started for c in calls if c.outcome.ok and c.outcome.started > d.ended and len(c.ids) < limit]
-    return failed.outcome.ended > d.started and failed.outcome.started < min(later, default=float("inf"))
+def _early_stops(caplog: Any) -> int:
+    return sum(EARLY_STOP in r.getMessage() for r in caplog.records)
+
+
+def _could_remove(lossy: CollectCall, d: Delivery, calls: list[CollectCall], limit: float) -> bool:
+    """Whether the lossy collect can have removed the entry of ``d``: it ended after the deliver began, and
+    began before the first collect that, started after the deliver returned, emptied the inbox (returned
+    normally with fewer entries than a batch holds)."""
+    emptied = [c.outcome.started for c in calls if not c.lossy and c.outcome.started > d.ended and len(c.ids) < limit]
+    return lossy.outcome.ended > d.started and lossy.outcome.started < min(emptied, default=float("inf"))
 
 
 @dataclass
