@@ -49,9 +49,19 @@ async def test_text_submission_is_stored_byte_for_byte(redis_cluster: Any, redis
     assert _stream(redis_client, f"{root}:aimon:inbox:conv-7f3a:NEXT") == [
         (entry_id.encode(), {b"p": TEXT_ENVELOPE_JSON.encode()})
     ]
+    _wait_past_millisecond_of(redis_client, entry_id)
     batch = await node.inbox.collect("conv-7f3a")
     assert batch.messages == (TEXT_MESSAGE.with_id(entry_id),)
     assert redis_client.exists(f"{root}:aimon:inbox:conv-7f3a:NEXT") == 0  # an emptied stream is removed
+
+
+def _wait_past_millisecond_of(client: redis.Redis, entry_id: str) -> None:
+    """Until the server clock has left the millisecond of ``entry_id`` (collect keeps an emptied stream
+    within that millisecond, so a recreated stream cannot reuse the id)."""
+    while True:
+        seconds, micros = client.time()  # type: ignore[misc]
+        if seconds * 1000 + micros // 1000 > int(entry_id.split("-")[0]):
+            return
 
 
 async def test_multimodal_submission_keeps_text_and_structure(redis_cluster: Any, redis_client: redis.Redis) -> None:
