@@ -27,3 +27,23 @@ async def test_ids_stay_unique_when_a_stream_is_emptied_and_refilled_at_once(
         seen[delivered] = turn
     reliability_counts.add("stream-ids", "redis-" + ("async" if redis_cluster.is_async else "sync"),
                            messages=rounds, duplicates=rounds - len(seen))  # fmt: skip
+
+
+async def test_a_stream_kept_within_its_millisecond_is_removed_by_a_later_collect(
+    redis_cluster: Any, redis_client: Any
+) -> None:
+    node = await redis_cluster.node("node-a")
+    kept = 0
+    for _ in range(20):  # deliver + collect take well under a millisecond here: most rounds keep the stream
+        session = new_id("s")
+        key = f"{redis_cluster.root}:aimon:inbox:{session}:NOW"
+        delivered = await node.inbox.deliver(message(session, priority=Priority.NOW))
+        await node.inbox.collect(session)
+        kept += redis_client.exists(key)
+        while True:
+            seconds, micros = redis_client.time()
+            if seconds * 1000 + micros // 1000 > int(delivered.split("-")[0]):
+                break
+        assert (await node.inbox.collect(session)).messages == ()
+        assert redis_client.exists(key) == 0, "an empty stream outlived its millisecond"
+    print(f"\n{kept} of 20 emptied streams were kept within their millisecond, then removed")

@@ -2,9 +2,10 @@
 -- Collect an inbox. KEYS are the tier streams in priority order (NOW first), ARGV[1] the most entries one
 -- call takes (over all tiers). From each tier the oldest entries (stream id order) are read and deleted in
 -- one atomic step, so concurrent collectors never get the same entry and an entry delivered meanwhile
--- stays for the next call. A stream left empty is deleted (an idle session keeps no keys) once the server
--- clock has passed the millisecond of the stream's newest id: a stream recreated by XADD * numbers from
--- the current millisecond, so deleting it earlier would let the next entry reuse an id already handed out.
+-- stays for the next call. An empty stream is deleted (an idle session keeps no keys) once the server clock
+-- has passed the millisecond of the stream's newest id: a stream recreated by XADD * numbers from the
+-- current millisecond, so deleting it earlier would let the next entry reuse an id already handed out
+-- (a stream emptied within that millisecond is deleted by a later collect).
 -- Returns one array per key: { {id, {field, value, ...}}, ... }.
 local function last_id_millis(key)
   local info = redis.call('XINFO', 'STREAM', key)
@@ -29,13 +30,13 @@ for i, key in ipairs(KEYS) do
       ids[j] = entry[1]
     end
     redis.call('XDEL', key, unpack(ids))
-    if redis.call('XLEN', key) == 0 then
-      local newest = last_id_millis(key)
-      if newest ~= nil and newest < now_millis() then
-        redis.call('DEL', key)
-      end
-    end
     remaining = remaining - #entries
+  end
+  if redis.call('XLEN', key) == 0 and redis.call('EXISTS', key) == 1 then
+    local newest = last_id_millis(key)
+    if newest ~= nil and newest < now_millis() then
+      redis.call('DEL', key)
+    end
   end
   result[i] = entries
 end
