@@ -265,7 +265,8 @@ async def test_leases_and_fenced_writes_while_connections_drop(
             else:
                 (written if wrote.ok else maybe_written).append(lease.fencing_token)
                 counts["errors"] += not wrote.ok
-            await attempt(node.leases.release(lease))
+            released = await attempt(node.leases.release(lease))
+            counts["errors"] += not released.ok
 
     await asyncio.gather(*(work(name, node) for name, node in workers.items()))
     proxy.calm()
