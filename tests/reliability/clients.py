@@ -44,6 +44,8 @@ FLAVOURS = ("sync", "async")
 class Address:
     host: str
     port: int
+    user: str = "postgres"  # PostgreSQL only: the role and database to connect to
+    dbname: str = "postgres"
 
 
 class FaultCluster(ClusterBase):
@@ -108,7 +110,7 @@ class FaultCluster(ClusterBase):
 
 
 def _pg_dsn(address: Address) -> str:
-    return f"postgresql://postgres@{address.host}:{address.port}/postgres"
+    return f"postgresql://{address.user}@{address.host}:{address.port}/{address.dbname}"
 
 
 def _mongo_uri(address: Address) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import dataclasses
 import logging
 import time
 import zlib
@@ -72,7 +73,12 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
         dsn = request.getfixturevalue("postgres_dsn")
         params = conninfo_to_dict(dsn)
         schema = new_schema_name()
-        address = Address(str(params.get("host", "127.0.0.1")), int(params.get("port") or 5432))
+        address = Address(
+            str(params.get("host") or "127.0.0.1"),
+            int(params.get("port") or 5432),
+            str(params.get("user") or "postgres"),
+            str(params.get("dbname") or "postgres"),
+        )
         yield Target(family, address, schema, lambda: drop_schema(dsn, schema))
 
 
@@ -83,7 +89,8 @@ async def cut(
     """(cluster through a cutting proxy, cluster on the direct address, the proxy)."""
     is_async = request.param == "async"
     proxy = TcpProxy(target.direct.host, target.direct.port)
-    through = FaultCluster(target.family, is_async, Address("127.0.0.1", proxy.port), scope=target.scope)
+    proxied = dataclasses.replace(target.direct, host="127.0.0.1", port=proxy.port)
+    through = FaultCluster(target.family, is_async, proxied, scope=target.scope)
     direct = FaultCluster(target.family, is_async, target.direct, scope=target.scope)
     try:
         direct.setup(target.direct)
