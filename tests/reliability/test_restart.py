@@ -60,7 +60,9 @@ async def _restart_run(cluster: FaultCluster, server: Any, backlog: int, counts:
     for i in range(backlog):
         tier = Priority.NOW if i % 2 == 0 else Priority.LATER
         await node.inbox.deliver(message(session, turn_id=f"a{i}", priority=tier, text=f"a{i}"))
-    collected = list((await node.inbox.collect(session, Priority.NOW)).messages)
+    collected: list[Any] = []
+    while batch := (await node.inbox.collect(session, Priority.NOW)).messages:  # batch_limit: 64 on MongoDB
+        collected.extend(batch)
     assert {m.turn_id for m in collected} == {f"a{i}" for i in range(0, backlog, 2)}
     lease = await node.leases.try_acquire(session, "node-a", timedelta(seconds=120))
     assert lease is not None
