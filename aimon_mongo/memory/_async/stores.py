@@ -39,6 +39,7 @@ from aimon_mongo.validate import (
     require_instance,
     require_lease,
     require_limit,
+    require_message,
     require_positive,
     require_token,
 )
@@ -56,7 +57,7 @@ class AsyncMemorySessionInbox:
         self._table = storage.inbox
 
     async def deliver(self, message: InboundMessage) -> str:
-        return self._table.deliver(require_instance(message, InboundMessage, "message"))
+        return self._table.deliver(require_message(message))
 
     async def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
         require_id(session_id, "session_id")

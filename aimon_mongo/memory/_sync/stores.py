@@ -40,6 +40,7 @@ from aimon_mongo.validate import (
     require_instance,
     require_lease,
     require_limit,
+    require_message,
     require_positive,
     require_token,
 )
@@ -57,7 +58,7 @@ class MemorySessionInbox:
         self._table = storage.inbox
 
     def deliver(self, message: InboundMessage) -> str:
-        return self._table.deliver(require_instance(message, InboundMessage, "message"))
+        return self._table.deliver(require_message(message))
 
     def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
         require_id(session_id, "session_id")

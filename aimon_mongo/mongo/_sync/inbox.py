@@ -32,7 +32,7 @@ from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, Unreadab
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.mongo.documents import NOW, literal, object_id, quarantine_document, quarantined_from_document
 from aimon_mongo.mongo.failures import failures
-from aimon_mongo.validate import optional_id, require_id, require_instance, require_limit
+from aimon_mongo.validate import optional_id, require_id, require_instance, require_limit, require_message
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class MongoSessionInbox:
         self._clock = clock
 
     def deliver(self, message: InboundMessage) -> str:
-        require_instance(message, InboundMessage, "message")
+        require_message(message)
         oid = ObjectId()
         doc = to_mongo_document(message, oid)
         stage: dict[str, Any] = {key: literal(value) for key, value in doc.items() if key != n.F_ID}
