@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from aimon_mongo.codec._stored import MAX_JSON_DEPTH
 from aimon_mongo.codec.inbound import OPTIONS_MAX_DEPTH
@@ -133,3 +133,13 @@ def require_signal(signal: object, argument: str = "signal") -> SessionSignal:
     if checked.payload:
         require_nesting(checked.payload, f"{argument}.payload", MAX_JSON_DEPTH)
     return checked
+
+
+def optional_budget_override(value: object) -> dict[str, Any] | None:
+    """``None`` or a session record's budget override: a dict every backend can store and read back
+    (nested at most :data:`MAX_JSON_DEPTH` levels, the readers' limit, the dict itself at level 0)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidArgumentError(f"budget_override must be a dict or None, got {type(value).__name__}")
+    return require_nesting(value, "budget_override", MAX_JSON_DEPTH)

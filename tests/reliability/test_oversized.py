@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from aimon_mongo.codec._stored import MAX_JSON_DEPTH
 from aimon_mongo.errors import AimonStorageError, InvalidArgumentError, InvalidPathError, VfsFileNotFoundError
 from aimon_mongo.model import SubmitOptions
+from aimon_mongo.model.record import SessionTotals
 from tests.conformance.helpers import Recorder, message, new_id, signal, wait_until
 from tests.reliability.families import family_name, is_mongo
 from tests.reliability.nesting import DEEP, nest
@@ -22,6 +23,9 @@ from tests.vfs.test_vfs_refusals import OPERATIONS
 __all__ = ["backend", "fs", "make_fs"]
 
 MIB = 1024 * 1024
+TOTALS = SessionTotals(
+    turn_count=1, iterations=1, prompt_tokens=1, completion_tokens=1, total_tokens=2, reasoning_tokens=0
+)
 
 
 async def _state(node: Any, session: str) -> list[Any]:
@@ -190,3 +194,25 @@ async def test_a_segment_longer_than_a_host_name_is_refused_on_local_and_stored_
     await fs.write(path, b"long name")
     assert await fs.read(path) == b"long name"
     assert await fs.ls_recursive(".") == sorted([*before[0], path])
+
+
+async def test_a_budget_override_deeper_than_the_readers_limit_is_refused_and_the_record_kept(
+    cluster: Any, request: pytest.FixtureRequest, reliability_counts: Counts
+) -> None:
+    """``budget_override`` is a plain dict argument (no model in between): too deep is refused naming the
+    limit, the record stays as it was and stays loadable; the deepest accepted one round-trips."""
+    node = await cluster.node("node-a")
+    session = new_id("deep")
+    await node.records.provision(session, "assistant", 1)
+    await node.records.set_totals_and_budget_override(session, TOTALS, {"kept": True}, 1)
+    before = await node.records.load(session)
+    for depth in (MAX_JSON_DEPTH, DEEP):
+        with pytest.raises(Exception) as caught:
+            await node.records.set_totals_and_budget_override(session, TOTALS, {"x": nest(depth)}, 1)
+        _clear(caught.value, "nested")
+    assert await node.records.load(session) == before
+    deepest = {"x": nest(MAX_JSON_DEPTH - 1)}
+    await node.records.set_totals_and_budget_override(session, TOTALS, deepest, 1)
+    loaded = await node.records.load(session)
+    assert loaded is not None and loaded.budget_override == deepest
+    reliability_counts.add("oversized", family_name(request), refused_input=2)
