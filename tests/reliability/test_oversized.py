@@ -4,6 +4,7 @@ error naming the limit, and nothing stored changes (the state is read before and
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -13,9 +14,10 @@ from aimon_mongo.codec._stored import MAX_JSON_DEPTH
 from aimon_mongo.errors import AimonStorageError, InvalidArgumentError, InvalidPathError, VfsFileNotFoundError
 from aimon_mongo.model import SubmitOptions
 from aimon_mongo.model.record import SessionTotals
+from aimon_mongo.snapshots import AsyncVfsSessionSnapshotStore
 from tests.conformance.helpers import Recorder, message, new_id, signal, wait_until
 from tests.reliability.families import family_name, is_mongo
-from tests.reliability.nesting import DEEP, nest
+from tests.reliability.nesting import DEEP, nest, nested_json
 from tests.reliability.plugin import Counts
 from tests.vfs.conftest import backend, fs, make_fs
 from tests.vfs.test_vfs_refusals import OPERATIONS
@@ -216,3 +218,51 @@ async def test_a_budget_override_deeper_than_the_readers_limit_is_refused_and_th
     loaded = await node.records.load(session)
     assert loaded is not None and loaded.budget_override == deepest
     reliability_counts.add("oversized", family_name(request), refused_input=2)
+
+
+async def test_a_20_mib_transcript_is_refused_on_mongo_and_round_trips_elsewhere(
+    cluster: Any, request: pytest.FixtureRequest, reliability_counts: Counts
+) -> None:
+    node = await cluster.node("node-a")
+    session = new_id("big")
+    await node.records.provision(session, "assistant", 1)
+    await node.records.merge_transcript(session, "kept", 1)
+    before = await node.records.load(session)
+    big = "t" * (20 * MIB)
+    if is_mongo(request):
+        with pytest.raises(Exception) as caught:
+            await node.records.merge_transcript(session, big, 1)
+        _clear(caught.value, "16 MiB")
+        assert await node.records.load(session) == before
+        reliability_counts.add("oversized", family_name(request), refused_input=1)
+        return
+    await node.records.merge_transcript(session, big, 1)
+    loaded = await node.records.load(session)
+    assert loaded is not None and loaded.transcript == big
+
+
+async def test_a_stored_snapshot_nested_10000_deep_is_reported_unreadable_and_left_as_it_is(
+    make_fs: Any, backend: str, caplog: pytest.LogCaptureFixture, reliability_counts: Counts
+) -> None:
+    """Snapshots are read back from the filesystem: a stored envelope nested 10,000 deep (in the snapshot
+    and in the envelope itself) loads as ``None`` with a WARN naming the task, is listed with its problem,
+    and the stored bytes are untouched (no RecursionError escapes)."""
+    fs = await make_fs(chunk_size=255 * 1024)  # one GridFS chunk per object: the stand-in is slow
+    store = AsyncVfsSessionSnapshotStore(fs)
+    bodies = {
+        "deep-snapshot": '{"v":1,"subagentName":"researcher","snapshot":' + nested_json(DEEP) + "}",
+        "deep-envelope": nested_json(DEEP),
+    }
+    for task_id, body in bodies.items():
+        await fs.write(store.path_of(task_id), body.encode())
+    with caplog.at_level(logging.WARNING):
+        for task_id in bodies:
+            assert await store.load(task_id) is None
+    warned = " ".join(r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+    assert all(task_id in warned for task_id in bodies), warned
+    listed = {entry.task_id: entry for entry in await store.list_snapshots()}
+    assert set(listed) == set(bodies)
+    assert all(entry.problem for entry in listed.values())
+    for task_id, body in bodies.items():
+        assert await fs.read(store.path_of(task_id)) == body.encode()
+    reliability_counts.add("oversized", f"vfs-{backend}", refused_input=len(bodies))
