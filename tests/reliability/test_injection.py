@@ -209,6 +209,12 @@ async def test_hostile_path_names_are_stored_literally_and_listed_exactly(
         assert await fs.read(f"{name}/own.txt") == name.encode()
         assert await fs.read(f"files/{name}") == name.encode()
         assert await fs.is_dir(name) and await fs.is_file(f"files/{name}")
+        assert await fs.ls(name) == [f"{name}/own.txt"], name
+        assert await fs.find(name, "*") == [f"{name}/own.txt"], name  # the path is literal, the pattern is not
+        usage = await fs.usage(name)
+        assert (usage.file_count, usage.total_size) == (1, len(name.encode())), name
+    two_letters = sorted(f"files/{n}" for n in VFS_NAMES if len(n) == 2 and n[0] == "a")
+    assert sorted(await fs.find("files", "a?")) == two_letters
     gone = ["a", "a*", "%", "$ne", "[a]"]
     for name in gone:
         await fs.delete_recursive(name)
