@@ -4,7 +4,10 @@ reported exactly once as unreadable and quarantined with its raw stored form.
 
 The in-memory inbox keeps message objects, not an encoded form (``can_damage_entries`` is False): nothing
 stored can be damaged there, so on memory the property runs with good entries only and checks that the
-quarantine stays empty.
+quarantine stays empty. PostgreSQL keeps the envelope in a JSONB column, so its damage is always valid
+JSON (text that is not JSON, or not UTF-8, cannot be stored there at all); Redis also gets truncated,
+non-JSON and non-UTF-8 bytes and entries without the ``p`` field. MongoDB damage never touches the
+collect filter's own fields (see ``tests/reliability/damage.py``).
 """
 
 from __future__ import annotations
