@@ -187,9 +187,15 @@ def _order(row: _Row) -> tuple[int, int]:
     return row[1], row[0]
 
 
+_EVERY_TIER = 32767
+"""The ceiling of a collect of everything: the largest ``smallint``, so rows whose stored priority no tier
+names (a foreign or damaged write) are taken and decoded too instead of keeping ``is_empty`` False for
+ever."""
+
+
 def _priority(value: object) -> int:
     if isinstance(value, Priority):
-        return value.ordinal
+        return _EVERY_TIER if value is Priority.LATER else value.ordinal
     raise InvalidArgumentError(f"max_priority must be a Priority, got {type(value).__name__}")
 
 
