@@ -4,10 +4,10 @@ A *damage* is a function from a good stored form (built by the shared codec) to 
 decoder must refuse. The JSON envelope (Redis stream field ``p``, PostgreSQL ``payload``) and the MongoDB
 document have their own kinds; every kind is listed by name so a failure names it.
 
-Not generated on MongoDB: damage to the top-level ``conversationId``, a non-numeric ``priority`` or an
-ordinal past ``LATER``. Those are the collect *filter* (``conversationId = s AND priority <= max``): such a
-document is not in that session's inbox at all, so no collect of the session sees it (it is neither
-delivered nor reported). An unknown ordinal that the filter does match (below ``NOW``) is generated.
+Not generated on MongoDB: damage to the top-level ``conversationId``. It is what a collect selects the
+session's entries by: such a document is not in that session's inbox at all (neither delivered nor
+reported). A damaged top-level ``priority`` (unknown ordinal, wrong type, null) is generated: a collect of
+every tier takes it too.
 """
 
 from __future__ import annotations
@@ -115,7 +115,8 @@ def envelope_damage(draw: st.DrawFn, *, bytes_allowed: bool) -> tuple[str, Calla
 @st.composite
 def document_damage(draw: st.DrawFn) -> tuple[str, Callable[[dict[str, Any]], Any]]:
     """(kind, function from a good MongoDB document to a damaged one)."""
-    kind = draw(st.sampled_from(["missing", "wrong-type", "principal", "enum", "payload", "bytes", "encoded"]))
+    kinds = ["missing", "wrong-type", "principal", "enum", "payload", "bytes", "encoded"]
+    kind = draw(st.sampled_from(kinds))
     if kind == "missing":
         field = draw(st.sampled_from(PAYLOAD_REQUIRED))
         return f"missing payload.{field}", _drop(("payload", field))
@@ -127,7 +128,7 @@ def document_damage(draw: st.DrawFn) -> tuple[str, Callable[[dict[str, Any]], An
         value = draw(st.sampled_from(["ROBOT", "user", ""]))
         return f"payload.initiator.type = {value!r}", _set(("payload", "initiator", "type"), value)
     if kind == "enum":
-        value = draw(st.sampled_from([-1, -7, 0.5]))
+        value = draw(st.sampled_from([-1, -7, 0.5, 7, "NOW", None]))
         return f"priority = {value!r}", _set(("priority",), value)
     if kind == "payload":
         value = draw(st.sampled_from(["text", 5, ["a"], None]))

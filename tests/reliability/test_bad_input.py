@@ -12,6 +12,7 @@ collect filter's own fields (see ``tests/reliability/damage.py``).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -79,3 +80,62 @@ async def test_damaged_entries_are_quarantined_and_good_ones_delivered_once(
         reliability_counts.add("bad-input", backend, messages=len(good), quarantined=len(kept))
 
     await run_property(_entries(damages), scenario, max_examples=sizes.pick(ci=25, full=300))
+
+
+UNKNOWN_TIERS: dict[str, list[Any]] = {
+    "mongo": [7, -3, "LATER", None, 2.5],
+    "postgres": [7, -3, 32767],
+    "redis": ["URGENT", "now", "quarantine:NOW"],
+}
+"""Stored tiers no reader names: the ``priority`` field (MongoDB; ``None`` = missing), the ``priority``
+column (PostgreSQL), the stream-key suffix (Redis)."""
+
+
+async def test_entries_at_a_tier_no_reader_knows_never_keep_the_inbox_from_draining(
+    cluster: Any, request: pytest.FixtureRequest, reliability_counts: Counts
+) -> None:
+    """A foreign or damaged write at an unknown tier must not leave ``is_empty`` False while ``collect``
+    returns nothing (a drain loop would spin for ever). MongoDB and PostgreSQL collect such entries
+    (MongoDB reports them unreadable and quarantines them; PostgreSQL decodes the tier from the envelope);
+    on Redis the tier is part of the key, and ``collect`` and ``is_empty`` read the same three streams, so
+    such an entry is invisible to both."""
+    node = await cluster.node("node-a")
+    backend = family_name(request)
+    session = new_id("tier")
+    good_id = await node.inbox.deliver(message(session, turn_id="good"))
+    if not cluster.can_damage_entries:  # declared: the in-memory inbox keeps objects at known tiers only
+        batch = await node.inbox.collect(session)
+        assert [m.id for m in batch.messages] == [good_id] and await node.inbox.is_empty(session)
+        return
+    stored: list[str] = []
+    for index, tier in enumerate(UNKNOWN_TIERS[backend.split("-")[0]]):
+        turn = f"tier-{index}"
+        if is_mongo(request):
+            raw: Any = damage.good_document(session, turn, Priority.NEXT)
+            if tier is None:
+                del raw["priority"]
+            else:
+                raw["priority"] = tier
+        else:
+            raw = json.dumps(damage.good_envelope(session, turn, Priority.NEXT))
+        stored.append(await cluster.store_raw_entry(session, tier, raw))
+
+    seen_messages: list[str] = []
+    seen_unreadable: list[str] = []
+    for _ in range(len(stored) + 2):
+        batch = await node.inbox.collect(session)
+        seen_messages += [str(m.id) for m in batch.messages]
+        seen_unreadable += [u.id for u in batch.unreadable]
+        if await node.inbox.is_empty(session):
+            break
+    assert await node.inbox.is_empty(session), "is_empty stays False while collect returns nothing"
+    assert (await node.inbox.collect(session)).is_empty()
+    if backend.startswith("redis-"):
+        assert (seen_messages, seen_unreadable) == ([good_id], [])
+    elif is_mongo(request):
+        assert (seen_messages, sorted(seen_unreadable)) == ([good_id], sorted(stored))
+        kept = await node.inbox.list_quarantined(session)
+        assert sorted(q.entry_id for q in kept) == sorted(stored)
+        reliability_counts.add("bad-input", backend, quarantined=len(kept))
+    else:
+        assert (sorted(seen_messages), seen_unreadable) == (sorted([good_id, *stored]), [])

@@ -52,13 +52,13 @@ class MongoCluster(ClusterBase):
         del doc["_id"], doc["deliveredAt"]
         return await self.store_raw_entry(message.session_id, message.priority, doc)
 
-    async def store_raw_entry(self, session_id: str, priority: Priority, raw: Any) -> str:
+    async def store_raw_entry(self, session_id: str, priority: Priority | Any, raw: Any) -> str:
         """``raw`` as the document; ``conversationId`` / ``priority`` (the collect filter) default to the
         arguments and ``deliveredAt`` to the server's ``$$NOW`` — stored the way deliver() stores."""
         oid = ObjectId()
         stage = {key: {"$literal": value} for key, value in raw.items()}
         stage.setdefault("conversationId", {"$literal": session_id})
-        stage.setdefault("priority", {"$literal": priority.ordinal})
+        stage.setdefault("priority", {"$literal": priority.ordinal if isinstance(priority, Priority) else priority})
         stage.setdefault("deliveredAt", "$$NOW")
         self.client[self.db_name]["conversation_inbox"].update_one({"_id": oid}, [{"$set": stage}], upsert=True)
         return str(oid)

@@ -44,7 +44,7 @@ class PostgresCluster(ClusterBase):
         envelope["initiator"]["type"] = "ROBOT"
         return await self.store_raw_entry(message.session_id, message.priority, json.dumps(envelope))
 
-    async def store_raw_entry(self, session_id: str, priority: Priority, raw: Any) -> str:
+    async def store_raw_entry(self, session_id: str, priority: Priority | int, raw: Any) -> str:
         """``raw`` is the ``payload`` JSON text (the column is JSONB: text that is not JSON cannot be
         stored at all); the other columns come from the arguments."""
         table = sql.Identifier(self.schema, "conversation_inbox")
@@ -54,7 +54,7 @@ class PostgresCluster(ClusterBase):
                     "INSERT INTO {} (conversation_id, agent_ref, priority, payload, delivered_at) "
                     "VALUES (%s, %s, %s, %s::jsonb, %s) RETURNING id"
                 ).format(table),
-                [session_id, "assistant", priority.ordinal, raw, datetime.now(UTC)],
+                [session_id, "assistant", int(priority), raw, datetime.now(UTC)],
             )
             row = await cur.fetchone()
         assert row is not None

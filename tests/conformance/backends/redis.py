@@ -44,8 +44,9 @@ class RedisCluster(ClusterBase):
             message.session_id, message.priority, json.dumps(envelope, separators=(",", ":"))
         )
 
-    async def store_raw_entry(self, session_id: str, priority: Priority, raw: Any) -> str:
-        stream = RedisKeys(self.prefixes).inbox_stream(session_id, priority)
+    async def store_raw_entry(self, session_id: str, priority: Priority | str, raw: Any) -> str:
+        stream = RedisKeys(self.prefixes).inbox_stream(session_id, Priority.NOW)
+        stream = stream.removesuffix("NOW") + (priority.name if isinstance(priority, Priority) else str(priority))
         client = redis.Redis.from_url(self.url)
         try:
             entry_id = client.xadd(stream, raw if isinstance(raw, dict) else {"p": raw})
