@@ -125,4 +125,4 @@ def measure(args: argparse.Namespace) -> Report:
 
 
 if __name__ == "__main__":
-    sys.exit(main(__doc__, measure))
+    sys.exit(main(__doc__, measure, repeats=25))

@@ -191,4 +191,4 @@ def measure(args: argparse.Namespace) -> Report:
 
 
 if __name__ == "__main__":
-    sys.exit(main(__doc__, measure, repeats=21))
+    sys.exit(main(__doc__, measure, repeats=41))

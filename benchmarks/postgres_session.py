@@ -213,7 +213,7 @@ def options(parser: argparse.ArgumentParser) -> None:
 
 
 def measure(args: argparse.Namespace) -> Report:
-    chunk = 20 if args.smoke else 50
+    chunk = 20 if args.smoke else 200
     base_dsn = os.environ.get("POSTGRES_DSN") or DEFAULT_DSN
     dsn = base_dsn if args.synchronous_commit else make_conninfo(base_dsn, options="-c synchronous_commit=off")
     schema = f"bench_{uuid.uuid4().hex[:12]}"
@@ -236,4 +236,4 @@ def measure(args: argparse.Namespace) -> Report:
 
 
 if __name__ == "__main__":
-    sys.exit(main(__doc__, measure, options, repeats=60))
+    sys.exit(main(__doc__, measure, options, repeats=61))

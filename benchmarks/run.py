@@ -1,7 +1,9 @@
 """Run every benchmark and write ``docs/benchmarks.md``: one table of ratios against the raw drivers.
 
-    python benchmarks/run.py                 # every benchmark, then docs/benchmarks.md (about 15 minutes)
-    python benchmarks/run.py --repeats 5     # fewer rounds per case
+    python benchmarks/run.py                 # every benchmark, then the page and its results (~10 minutes)
+    python benchmarks/run.py --repeats 5     # the same rounds for every case (default: each script's own)
+    python benchmarks/run.py --render        # run nothing: the page again from benchmarks/results.json and
+                                             # the current benchmarks/prose.md
     python benchmarks/run.py --smoke         # tiny sizes, not timed: every benchmark runs and reports every
                                              # case (part of ./dev test); writes nothing unless --output
 
@@ -9,7 +11,8 @@ Each benchmark script (codec, MongoDB / Redis / PostgreSQL session stores, VFS, 
 process with ``--json``; the MongoDB session and snapshot benchmarks share one mongoeco stand-in started
 here (``MONGODB_URI`` when set is used by all), the VFS benchmark starts its SecantusDB stand-in. Every
 case of every script (its ``CASES``) must be in its report. The page is the generated part (how it was
-measured, the machine, the table) followed by the hand-written sections of ``benchmarks/prose.md``.
+measured, the machine, the table) followed by the hand-written sections of ``benchmarks/prose.md``; the
+figures of every round are saved in ``benchmarks/results.json``.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from importlib import metadata
 from pathlib import Path
 
 from _machine import machine  # benchmarks/_machine.py (run as a script)
-from _report import missing, page, table
+from _report import Run, missing, page, table
 from _timing import SHARED_STANDIN, Report, Result
 
 from aimon_mongo.standin import MONGOECO_VERSION, SECANTUS_VERSION, StandinServer, configured_uri
@@ -35,6 +38,7 @@ from aimon_mongo.standin import MONGOECO_VERSION, SECANTUS_VERSION, StandinServe
 HERE = Path(__file__).resolve().parent
 DOC = HERE.parent / "docs" / "benchmarks.md"
 PROSE = HERE / "prose.md"
+RESULTS = HERE / "results.json"
 BENCHMARKS = ("codec", "mongo_session", "redis_session", "postgres_session", "vfs", "snapshots")
 """Script names under ``benchmarks/``, in the order they run and appear."""
 SHARED_MONGO = ("mongo_session", "snapshots")
@@ -81,30 +85,22 @@ def load_text(loads: Sequence[tuple[float, float, float]]) -> str:
             f"up to {busiest[0]:.1f} between benchmarks, on {os.cpu_count()} CPUs")  # fmt: skip
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes, not timed; writes nothing by default")
-    parser.add_argument("--repeats", type=int, default=None, help="rounds per case (default: each script's own)")
-    parser.add_argument("--output", type=Path, default=None, help=f"the page to write (default {DOC})")
-    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, default=BENCHMARKS, help="run only these")
-    args = parser.parse_args()
-    output = args.output or (None if args.smoke else DOC)
-    if output == DOC and tuple(args.only) != BENCHMARKS:
-        parser.error("--only writes a partial page: give --output a path outside docs/")
-    expected = expected_cases(args.only)
+def measure(names: Sequence[str], smoke: bool, repeats: int | None) -> Run:
+    """Run the scripts ``names``, one after the other; every case they declare must be reported."""
+    expected = expected_cases(names)
     begun, loads = time.monotonic(), [os.getloadavg()]
     env = shared = dict(os.environ)
     server = None
-    if configured_uri() is None and any(name in SHARED_MONGO for name in args.only):
+    if configured_uri() is None and any(name in SHARED_MONGO for name in names):
         server = StandinServer("mongoeco")
         shared = {**env, "MONGODB_URI": server.start(), SHARED_STANDIN: "1"}
     results: list[Result] = []
     environment: dict[str, str] = {}
     rounds: dict[str, int] = {}
     try:
-        for name in args.only:
+        for name in names:
             started = time.monotonic()
-            report = run_script(name, args.smoke, args.repeats, shared if name in SHARED_MONGO else env)
+            report = run_script(name, smoke, repeats, shared if name in SHARED_MONGO else env)
             print(f"{name}: {len(report.results)} cases in {time.monotonic() - started:.1f} s", file=sys.stderr)
             results += report.results
             environment.update(report.environment)
@@ -116,24 +112,50 @@ def main() -> int:
     absent = missing(results, expected)
     if absent:
         raise SystemExit("cases missing from the reports: " + ", ".join(absent))
-    duration = time.monotonic() - begun
-    text = page(  # built in a smoke run too, so that the page's generation is exercised as well
+    return Run(
         results,
         machine=machine(),
         date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         load=load_text(loads),
         versions=versions(),
         environment=environment,
-        repeats="rounds per case: " + ", ".join(f"{bench} {count}" for bench, count in rounds.items()),
-        duration=f"{duration / 60:.1f} minutes",
-        prose=PROSE.read_text(encoding="utf-8"),
+        rounds=rounds,
+        duration=f"{(time.monotonic() - begun) / 60:.1f} minutes",
     )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, not timed; writes nothing by default")
+    parser.add_argument("--repeats", type=int, default=None, help="rounds per case (default: each script's own)")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help=f"the page to write (default {DOC}); its "
+        "results go next to it as .json (for the default page: benchmarks/results.json)",
+    )
+    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, default=BENCHMARKS, help="run only these")
+    parser.add_argument("--render", action="store_true", help="run nothing: write the page again from the "
+                        "saved results and the current benchmarks/prose.md")  # fmt: skip
+    args = parser.parse_args()
+    output = args.output or (None if args.smoke else DOC)
+    if output == DOC and tuple(args.only) != BENCHMARKS:
+        parser.error("--only writes a partial page: give --output a path outside docs/")
+    saved = RESULTS if output in (None, DOC) else output.with_suffix(".json")
+    if args.render:
+        run = Run.from_json(json.loads(saved.read_text(encoding="utf-8")))
+    else:
+        run = measure(args.only, args.smoke, args.repeats)
+    text = page(run, PROSE.read_text(encoding="utf-8"))  # built in a smoke run too: the page is exercised
     if output is None:
-        print(table(results))
-        print(f"\n{len(results)} cases from {len(args.only)} benchmarks in {duration:.0f} s", file=sys.stderr)
+        print(table(run.results))
+        print(f"\n{len(run.results)} cases from {len(args.only)} benchmarks in {run.duration}", file=sys.stderr)
         return 0
+    if not args.render:
+        saved.write_text(json.dumps(run.to_json(), indent=1) + "\n", encoding="utf-8")
     output.write_text(text, encoding="utf-8")
-    print(f"wrote {output} ({len(results)} cases, {duration:.0f} s)", file=sys.stderr)
+    print(f"wrote {output} and {saved} ({len(run.results)} cases, {run.duration})", file=sys.stderr)
     return 0
 
 

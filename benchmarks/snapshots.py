@@ -253,4 +253,4 @@ def measure(args: argparse.Namespace) -> Report:
 
 
 if __name__ == "__main__":
-    sys.exit(main(__doc__, measure, options))
+    sys.exit(main(__doc__, measure, options, repeats=25))
