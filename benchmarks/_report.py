@@ -33,9 +33,20 @@ def target_text(result: Result) -> str:
     return " and ".join(parts) or "—"
 
 
+def median_text(result: Result) -> str:
+    """The median ratio, with a third decimal when two would hide that it falls short of the target."""
+    median = result.spread[1]
+    if result.met() is False and result.target is not None and ratio(median) == ratio(result.target):
+        return f"{median:.3f}x"
+    return ratio(median)
+
+
 def met_text(result: Result) -> str:
     met = result.met()
-    return "—" if met is None else ("yes" if met else "**no**")
+    if met is None:
+        return "—"
+    shown = median_text(result)
+    return "yes" if met else ("**no**" if shown == ratio(result.spread[1]) else f"**no** ({shown})")
 
 
 def row(result: Result) -> tuple[str, ...]:
@@ -120,7 +131,7 @@ def page(run: Run, prose: str) -> str:
     below = below_target(run.results)
     if below:
         lines += ["Below target in this run (why: see the benchmark's section below):", ""]
-        lines += [f"- {r.benchmark}, {r.case}: median {ratio(r.spread[1])} (target {target_text(r)})" for r in below]
+        lines += [f"- {r.benchmark}, {r.case}: median {median_text(r)} (target {target_text(r)})" for r in below]
         lines.append("")
     lines += [prose.strip(), ""]
     return "\n".join(lines)

@@ -152,10 +152,12 @@ def main() -> int:
         print(table(run.results))
         print(f"\n{len(run.results)} cases from {len(args.only)} benchmarks in {run.duration}", file=sys.stderr)
         return 0
+    written = [output]
     if not args.render:
         saved.write_text(json.dumps(run.to_json(), indent=1) + "\n", encoding="utf-8")
+        written.append(saved)
     output.write_text(text, encoding="utf-8")
-    print(f"wrote {output} and {saved} ({len(run.results)} cases, {run.duration})", file=sys.stderr)
+    print(f"wrote {' and '.join(map(str, written))} ({len(run.results)} cases)", file=sys.stderr)
     return 0
 
 

@@ -72,11 +72,13 @@ def test_table_renders_medians_spread_target_and_verdict() -> None:
     assert lines[0] == "| benchmark | case | ours | raw / baseline | ratio min / median / max | target | met? |"
     assert lines[2] == (
         "| bench | fast | 64,796 ops/s | 65,000 ops/s | 0.92x / **1.00x** / 1.08x "
-        "| ≥ 1.00x and ≥ 50,000 ops/s | **no** |"
+        "| ≥ 1.00x and ≥ 50,000 ops/s | **no** (0.997x) |"
     )
     assert lines[3] == "| bench | slow | 8.5 ops/s | 10 ops/s | 0.80x / **0.85x** / 0.90x | ≥ 0.90x | **no** |"
     assert lines[4] == "| bench | info | 3 ops/s | 1.5 ops/s | 2.00x / **2.00x** / 2.00x | — | — |"
     assert lines[-1] == "- bench, slow: client CPU 1 µs"
+    just_below = result("edge", (0.8995,), (1.0,), target=0.9)
+    assert table([just_below]).splitlines()[2].endswith("| 0.90x / **0.90x** / 0.90x | ≥ 0.90x | **no** (0.899x) |")
 
 
 def test_ratios_keep_their_digits_when_very_small_or_large() -> None:
