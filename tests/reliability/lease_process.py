@@ -52,12 +52,16 @@ class Worker:
             if seen is not None:
                 seen.append(event)
 
-    async def go(self) -> None:
+    async def go(self, session_id: str) -> None:
+        """Start one round of the worker's script on ``session_id``."""
         assert self.proc.stdin is not None
-        self.proc.stdin.write(b"go\n")
+        self.proc.stdin.write(json.dumps({"session": session_id}).encode() + b"\n")
         await self.proc.stdin.drain()
 
-    async def finished(self) -> None:
+    async def close(self) -> None:
+        """End the worker's input; it exits cleanly."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
         await self.wait_for("exit")
         code = await asyncio.wait_for(self.proc.wait(), WAIT_SECONDS)
         assert code == 0, self._diagnosis()

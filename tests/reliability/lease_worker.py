@@ -1,10 +1,11 @@
 """A node of the lease-safety scenarios, as its own process: ``python -m tests.reliability.lease_worker SPEC``.
 
 ``SPEC`` is JSON: ``conn`` (what :func:`describe` returns for the test's cluster: family, sync or async,
-and where the shared store is), ``node`` (node and holder id), ``session``, ``script`` (``hold``,
-``take_over`` or ``contend``, see :mod:`tests.reliability.lease_scripts`) and the script's parameters.
-The worker builds its own bundle, prints ``{"event": "ready"}`` on stdout, waits for one line on stdin,
-runs the script and exits. Events go to stdout, or to the file named by ``log`` (``contend``).
+and where the shared store is), ``node`` (node and holder id), ``script`` (``hold``, ``take_over`` or
+``contend``, see :mod:`tests.reliability.lease_scripts`) and the script's parameters. The worker builds
+its own bundle, prints ``{"event": "ready"}`` on stdout, then runs the script once per line it reads on
+stdin (``{"session": ...}``), printing ``{"event": "finished"}`` after each, and exits at the end of its
+input. Events go to stdout, or to the file named by ``log`` (``contend``).
 
 The in-memory backend keeps its state inside one process, so it has no worker: its scenarios run the
 same scripts in threads of the test process.
@@ -128,21 +129,23 @@ async def _postgres(conn: dict[str, Any], node_id: str) -> AsyncIterator[tuple[A
 
 async def run(spec: dict[str, Any]) -> None:
     say = line_writer(sys.stdout)
-    node, session = spec["node"], spec["session"]
+    node, script = spec["node"], spec["script"]
+    if script not in ("hold", "take_over", "contend"):
+        raise ValueError(f"unknown script {script!r}")
     with contextlib.ExitStack() as files:
         emit = line_writer(files.enter_context(open(spec["log"], "a"))) if spec.get("log") else say
         async with connect(spec["conn"], node) as (bundle, clock):
-            await clock.now()  # connected: the start signal is not delayed by connection set-up
+            await clock.now()  # connected: the first round is not delayed by connection set-up
             say({"event": "ready"})
-            await asyncio.to_thread(sys.stdin.readline)
-            if spec["script"] == "hold":
-                await hold(bundle, session, node, spec["ttl_ms"], emit, lambda: asyncio.sleep(0.01))
-            elif spec["script"] == "take_over":
-                await take_over(bundle, session, node, emit)
-            elif spec["script"] == "contend":
-                await contend(bundle, session, node, spec["acquisitions"], spec["seed"], emit, clock)
-            else:
-                raise ValueError(f"unknown script {spec['script']!r}")
+            while line := await asyncio.to_thread(sys.stdin.readline):  # one round per line, until EOF
+                session = json.loads(line)["session"]
+                if script == "hold":
+                    await hold(bundle, session, node, spec["ttl_ms"], emit, lambda: asyncio.sleep(0.01))
+                elif script == "take_over":
+                    await take_over(bundle, session, node, emit)
+                else:
+                    await contend(bundle, session, node, spec["acquisitions"], spec["seed"], emit, clock)
+                say({"event": "finished"})
     say({"event": "exit"})
 
 

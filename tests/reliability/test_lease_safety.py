@@ -15,6 +15,7 @@ import random
 import signal
 import threading
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -53,96 +54,121 @@ class ManualClock:
 # --- a holder paused past its lease ----------------------------------------------------------------
 
 
+@dataclass
+class PauseRound:
+    session: str
+    old: list[dict[str, Any]]
+    """The old holder's events: ``acquired``, its ``write``s, ``holding``, ``done``."""
+    new: dict[str, Any]
+    """The new holder's ``took-over`` event."""
+    resumed_at: float
+    """``time.monotonic()`` just before the old holder was let go on."""
+
+
 async def test_paused_holder_late_writes_are_refused(
-    cluster: Any, tmp_path: Path, backend_name: str, reliability_counts: Counts
+    cluster: Any, tmp_path: Path, backend_name: str, sizes: Sizes, reliability_counts: Counts
 ) -> None:
-    session = new_id()
+    sessions = [new_id() for _ in range(sizes.pick(ci=3, full=30))]
+    seed = random.randrange(2**32)
     conn = describe(cluster)
     if conn is None:
-        old, new, resumed_at, observer = await _pause_in_threads(cluster, session)
+        played, observer = await _pause_in_threads(cluster, sessions)
     else:
-        old, new, resumed_at = await _pause_in_processes(conn, session, tmp_path)
+        played = await _pause_in_processes(conn, sessions, random.Random(seed), tmp_path)
         observer = await cluster.node("observer")
+    for played_round in played:
+        await _check_pause(played_round, observer, backend_name, reliability_counts, f"seed {seed}")
 
-    acquired = next(e for e in old if e["event"] == "acquired")
-    writes = [e for e in old if e["event"] == "write"]
-    late = [w for w in writes if w["start"] > resumed_at]
+
+async def _check_pause(played: PauseRound, observer: Any, backend_name: str, counts: Counts, context: str) -> None:
+    acquired = next(e for e in played.old if e["event"] == "acquired")
+    writes = [e for e in played.old if e["event"] == "write"]
+    late = [w for w in writes if w["start"] > played.resumed_at]
     refused = [w for w in writes if w["outcome"] == "stale"]
-    reliability_counts.add("lease-pause", backend_name, messages=len(writes) + 2, refused_stale=len(refused))
-
-    assert new["token"] > acquired["token"]
-    assert new["start"] >= acquired["expires"], "the new holder's lease began before the old one lapsed"
-    assert late, "the old holder wrote nothing after it was resumed"
-    assert [w for w in late if w["outcome"] != "stale"] == [], "a write of the resumed old holder was accepted"
-    assert {w["kind"] for w in late} == {"record", "segment"}
-    record = await observer.records.load(session)
-    assert record is not None and record.transcript == new["label"]
-    stored = {info.segment_id for info in await observer.segments.list(session)}
+    counts.add("lease-pause", backend_name, messages=len(writes) + 2, refused_stale=len(refused))
+    context = f"{context}, session {played.session}, events {played.old}"
+    assert played.new["token"] > acquired["token"], context
+    assert played.new["start"] >= acquired["expires"], f"the new lease began before the old one lapsed; {context}"
+    assert late, f"the old holder wrote nothing after it was resumed; {context}"
+    assert [w for w in late if w["outcome"] != "stale"] == [], f"a late write was accepted; {context}"
+    # a write in flight when it was stopped may end either way; both kinds end refused after the resume
+    assert {w["kind"] for w in refused if w["end"] > played.resumed_at} == {"record", "segment"}, context
+    record = await observer.records.load(played.session)
+    assert record is not None and record.transcript == played.new["label"], context
+    stored = {info.segment_id for info in await observer.segments.list(played.session)}
     accepted = {w["label"] for w in writes if w["kind"] == "segment" and w["outcome"] == "ok"}
-    assert stored == accepted | {new["label"]}
+    assert stored == accepted | {played.new["label"]}, context
 
 
 async def _pause_in_processes(
-    conn: dict[str, Any], session: str, log_dir: Path
-) -> tuple[list[dict[str, Any]], dict[str, Any], float]:
+    conn: dict[str, Any], sessions: list[str], rng: random.Random, log_dir: Path
+) -> list[PauseRound]:
     specs: list[dict[str, Any]] = [
-        {"conn": conn, "node": "node-a", "session": session, "script": "hold", "ttl_ms": HOLD_TTL_MS},
-        {"conn": conn, "node": "node-b", "session": session, "script": "take_over"},
+        {"conn": conn, "node": "node-a", "script": "hold", "ttl_ms": HOLD_TTL_MS},
+        {"conn": conn, "node": "node-b", "script": "take_over"},
     ]
+    played: list[PauseRound] = []
     async with workers(specs, log_dir) as (old, new):
-        events: list[dict[str, Any]] = []
-        await old.go()
-        events.append(await old.wait_for("holding", events))
-        os.kill(old.pid, signal.SIGSTOP)  # paused while it holds the lease; the lease lapses meanwhile
-        await new.go()
-        took_over = await new.wait_for("took-over")
-        await new.finished()
-        resumed_at = time.monotonic()
-        os.kill(old.pid, signal.SIGCONT)
-        await old.wait_for("done", events)
-        await old.finished()
-    return events, took_over, resumed_at
+        for session in sessions:
+            events: list[dict[str, Any]] = []
+            await old.go(session)
+            events.append(await old.wait_for("holding", events))
+            await asyncio.sleep(rng.uniform(0, 0.02))  # stop it anywhere: writing, or between two rounds
+            os.kill(old.pid, signal.SIGSTOP)  # paused while it holds the lease; the lease lapses meanwhile
+            await new.go(session)
+            took_over = await new.wait_for("took-over")
+            await new.wait_for("finished")
+            resumed_at = time.monotonic()
+            os.kill(old.pid, signal.SIGCONT)
+            await old.wait_for("finished", events)
+            played.append(PauseRound(session, events, took_over, resumed_at))
+        await old.close()
+        await new.close()
+    return played
 
 
-async def _pause_in_threads(cluster: Any, session: str) -> tuple[list[dict[str, Any]], dict[str, Any], float, Any]:
-    """The memory flavour of the pause: returns the old holder's events, the new one's, the resume time and
-    a bundle on the same storage to read the result with."""
+async def _pause_in_threads(cluster: Any, sessions: list[str]) -> tuple[list[PauseRound], Any]:
+    """The memory flavour of the pause (the old holder in its own thread and event loop, as another node
+    would be); returns the rounds and a bundle on the same storage to read the results with."""
     clock = ManualClock()
     storage = MemoryStorage(clock)
     flavour = AsyncMemorySessionBackends if cluster.is_async else MemorySessionBackends
     nodes: list[Any] = [flavour(node, storage) for node in ("node-a", "node-b", "observer")]
     old_node, new_node, observer = nodes if cluster.is_async else [AsyncFacade(node) for node in nodes]
-    events: list[dict[str, Any]] = []
-    holding, parked, running = threading.Event(), threading.Event(), threading.Event()
-    running.set()
-
-    def emit(event: dict[str, Any]) -> None:
-        events.append(event)
-        if event["event"] == "holding":
-            holding.set()
-
-    async def pace() -> None:  # where the paused holder stops: between two rounds of writes
-        await asyncio.sleep(0.01)
-        if not running.is_set():
-            parked.set()
-            await asyncio.to_thread(running.wait)
-
-    holder = asyncio.ensure_future(
-        asyncio.to_thread(asyncio.run, hold(old_node, session, "node-a", HOLD_TTL_MS, emit, pace))
-    )  # its own thread and event loop, as another node would be
-    try:
-        assert await asyncio.to_thread(holding.wait, 30)
-        running.clear()
-        assert await asyncio.to_thread(parked.wait, 30)
-        clock.now += timedelta(milliseconds=HOLD_TTL_MS + 1)  # paused past its lease
-        took_over: list[dict[str, Any]] = []
-        await take_over(new_node, session, "node-b", took_over.append)
-        resumed_at = time.monotonic()
-    finally:
+    played: list[PauseRound] = []
+    for session in sessions:
+        events: list[dict[str, Any]] = []
+        holding, parked, running = threading.Event(), threading.Event(), threading.Event()
         running.set()
-        await asyncio.wait_for(holder, 60)
-    assert events[-1]["event"] == "done"
-    return events, took_over[0], resumed_at, observer
+
+        def emit(event: dict[str, Any], events: list[dict[str, Any]] = events, holding: Any = holding) -> None:
+            events.append(event)
+            if event["event"] == "holding":
+                holding.set()
+
+        async def pace(parked: Any = parked, running: Any = running) -> None:  # the old holder's stop point
+            await asyncio.sleep(0.01)
+            if not running.is_set():
+                parked.set()
+                await asyncio.to_thread(running.wait)
+
+        holder = asyncio.ensure_future(
+            asyncio.to_thread(asyncio.run, hold(old_node, session, "node-a", HOLD_TTL_MS, emit, pace))
+        )
+        try:
+            assert await asyncio.to_thread(holding.wait, 30)
+            running.clear()
+            assert await asyncio.to_thread(parked.wait, 30)
+            clock.now += timedelta(milliseconds=HOLD_TTL_MS + 1)  # paused past its lease
+            took_over: list[dict[str, Any]] = []
+            await take_over(new_node, session, "node-b", took_over.append)
+            resumed_at = time.monotonic()
+        finally:
+            running.set()
+            await asyncio.wait_for(holder, 60)
+        assert events[-1]["event"] == "done"
+        played.append(PauseRound(session, events, took_over[0], resumed_at))
+    return played, observer
 
 
 # --- contested acquisitions ------------------------------------------------------------------------
@@ -160,15 +186,16 @@ async def test_contested_acquisitions_never_two_live_holders(
         await _contest_in_threads(cluster, session, per_contender, seed, logs)
     else:
         specs = [
-            {"conn": conn, "node": f"node-{i}", "session": session, "script": "contend",
+            {"conn": conn, "node": f"node-{i}", "script": "contend",
              "acquisitions": per_contender, "seed": seed + i, "log": str(log)}
             for i, log in enumerate(logs)
         ]  # fmt: skip
         async with workers(specs, tmp_path) as started:
             for worker in started:
-                await worker.go()
+                await worker.go(session)
             for worker in started:
-                await worker.finished()
+                await worker.wait_for("finished")
+                await worker.close()
 
     report = merge(read_events(logs))
     stale = [s for s in report.leases if s.write == "stale"]
