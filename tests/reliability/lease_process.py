@@ -43,10 +43,13 @@ class Worker:
         event: dict[str, Any] = json.loads(line)
         return event
 
-    async def wait_for(self, name: str, seen: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        """Read events until one named ``name``; the ones before it are appended to ``seen``."""
+    async def wait_for(
+        self, name: str, seen: list[dict[str, Any]] | None = None, timeout: float = WAIT_SECONDS
+    ) -> dict[str, Any]:
+        """Read events until one named ``name``; the ones before it are appended to ``seen``. ``timeout``
+        bounds the wait for each event."""
         while True:
-            event = await self.next_event()
+            event = await self.next_event(timeout)
             if event["event"] == name:
                 return event
             if seen is not None:

@@ -7,8 +7,8 @@ PostgreSQL; the in-memory backend, whose storage cannot be shared between proces
 scripts in threads of the test process.
 
 Times that matter for safety are the store's: a lease's start is ``expires_at - ttl`` (every backend
-computes the expiry as its own "now" + ttl), and a release is bracketed by a read of the store's clock
-(:class:`StoreClock`) taken just before the call. Local ``time.monotonic()`` stamps (system-wide on Linux, so
+computes the expiry as its own "now" + ttl), each acquisition is followed and each release preceded by a
+read of the store's clock (:class:`StoreClock`). Local ``time.monotonic()`` stamps (system-wide on Linux, so
 comparable with the test process) only place writes relative to SIGSTOP / SIGCONT.
 """
 
@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from aimon_mongo.errors import AimonStorageError, StaleFencingTokenError
 from aimon_mongo.model.record import LogSegment
+from tests.conformance.helpers import now_ms
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -62,10 +63,9 @@ def micros(moment: datetime) -> int:
 
 
 def segment(session_id: str, segment_id: str) -> LogSegment:
-    now = datetime.now(UTC)
     return LogSegment(
         session_id=session_id, segment_id=segment_id, from_seq=0, to_seq=0, entry_count=1, payload="[]",
-        created_at=now.replace(microsecond=now.microsecond // 1000 * 1000),
+        created_at=now_ms(),
     )  # fmt: skip
 
 

@@ -26,7 +26,7 @@ from aimon_mongo.memory import AsyncMemorySessionBackends, MemorySessionBackends
 from tests.conformance.backends import AsyncFacade
 from tests.conformance.helpers import new_id
 from tests.reliability.lease_log import merge, read_events
-from tests.reliability.lease_process import workers
+from tests.reliability.lease_process import WAIT_SECONDS, workers
 from tests.reliability.lease_scripts import StoreClock, contend, hold, line_writer, micros, take_over
 from tests.reliability.lease_worker import describe
 from tests.reliability.plugin import Counts, Sizes
@@ -193,8 +193,8 @@ async def test_contested_acquisitions_never_two_live_holders(
         async with workers(specs, tmp_path) as started:
             for worker in started:
                 await worker.go(session)
-            for worker in started:
-                await worker.wait_for("finished")
+            for worker in started:  # a whole contest is one round: allow it 1 s per acquisition
+                await worker.wait_for("finished", timeout=max(WAIT_SECONDS, per_contender * CONTENDERS))
                 await worker.close()
 
     report = merge(read_events(logs))
