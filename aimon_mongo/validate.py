@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from aimon_mongo.codec._stored import MAX_JSON_DEPTH
+from aimon_mongo.codec.inbound import OPTIONS_MAX_DEPTH
 from aimon_mongo.errors import InvalidArgumentError
+from aimon_mongo.model.inbound import InboundMessage
 from aimon_mongo.model.lease import Lease
+from aimon_mongo.model.signal import SessionSignal
 
 T = TypeVar("T")
 
@@ -86,3 +91,55 @@ def require_lease(lease: object, argument: str = "lease") -> Lease:
     require_id(checked.holder_id, f"{argument}.holder_id")
     require_token(checked.fencing_token, f"{argument}.fencing_token")
     return checked
+
+
+def require_nesting(value: T, argument: str, limit: int, depth: int = 0) -> T:
+    """``value`` if nothing inside it sits more than ``limit`` levels deep (``value`` itself at ``depth``,
+    each object or array one level more); else :class:`InvalidArgumentError` naming ``argument`` and the
+    limit. Iterative, so a value nested 10,000 deep is refused rather than ending in a RecursionError."""
+    stack: list[tuple[object, int]] = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        if level > limit:
+            raise InvalidArgumentError(f"{argument} is nested deeper than {limit} levels")
+        if isinstance(item, Mapping):
+            stack.extend((child, level + 1) for child in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((child, level + 1) for child in item)
+    return value
+
+
+def require_message(message: object, argument: str = "message") -> InboundMessage:
+    """An :class:`InboundMessage` whose option maps every backend can store *and read back*.
+
+    The model refuses deep maps already; this catches messages whose validation was skipped
+    (``model_construct``), which would otherwise reach an encoder (a RecursionError in BSON) or be stored
+    and then be unreadable: the limit is the readers' (the ``submitOptions`` subtree at level 0).
+    """
+    checked = require_instance(message, InboundMessage, argument)
+    options = checked.submit_options
+    for name, value in (
+        ("system_prompt_variables", options.system_prompt_variables),
+        ("execution_attributes", options.execution_attributes),
+    ):
+        if value:
+            require_nesting(value, f"{argument}.submit_options.{name}", OPTIONS_MAX_DEPTH - 1, depth=1)
+    return checked
+
+
+def require_signal(signal: object, argument: str = "signal") -> SessionSignal:
+    """A :class:`SessionSignal` whose payload the receivers can decode (the payload at level 0)."""
+    checked = require_instance(signal, SessionSignal, argument)
+    if checked.payload:
+        require_nesting(checked.payload, f"{argument}.payload", MAX_JSON_DEPTH)
+    return checked
+
+
+def optional_budget_override(value: object) -> dict[str, Any] | None:
+    """``None`` or a session record's budget override: a dict every backend can store and read back
+    (nested at most :data:`MAX_JSON_DEPTH` levels, the readers' limit, the dict itself at level 0)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidArgumentError(f"budget_override must be a dict or None, got {type(value).__name__}")
+    return require_nesting(value, "budget_override", MAX_JSON_DEPTH)

@@ -1,14 +1,14 @@
 """Codec benchmark: encode + decode of an inbox message, ours against pydantic's own JSON round trip.
 
-    python benchmarks/codec.py           # full run (about a minute)
-    python benchmarks/codec.py --smoke   # tiny sizes, a few seconds, exits 0 (part of the test command)
+    python benchmarks/codec.py           # full run (about 30 s)
+    python benchmarks/codec.py --smoke   # tiny sizes, about a second (benchmarks/run.py --smoke runs it)
 
 For a text and a multimodal :class:`InboundMessage`, it times ``to_json_envelope`` + ``from_json_envelope``
 (the Redis/PostgreSQL form) and ``to_mongo_document`` + ``from_mongo_document`` (the MongoDB form, pure:
 no BSON), and in the same run pydantic's ``model_dump_json`` + ``model_validate_json`` of the same model.
-Cases are interleaved round by round and the best round counts, so load from other processes affects
-both sides alike. Printed: messages/s per core (one thread) and the ratio ours / pydantic (higher is
-better). Targets: ratio >= 1.0 and >= 50,000 text messages/s for the JSON form.
+Cases are interleaved round by round (CPU time), so load from other processes affects all alike.
+Printed: messages/s per core (one thread) and the ratio ours / pydantic per round, min / median / max
+(higher is better). Targets: ratio >= 1.0 and >= 50,000 text messages/s for the JSON form.
 
 The multimodal message's bytes are printable ASCII: pydantic's default JSON mode writes ``bytes`` as
 UTF-8 text and refuses anything else, while our codec writes base64 and takes any bytes.
@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 import bson
-from _machine import machine  # benchmarks/_machine.py (run as a script)
+from _timing import Report, Result, main, rounds, times  # benchmarks/_timing.py (run as a script)
 
 from aimon_mongo.codec.inbound import (
     from_json_envelope,
@@ -96,56 +95,34 @@ def check(msg: InboundMessage) -> None:
     assert InboundMessage.model_validate_json(msg.model_dump_json()) == msg
 
 
-def best_rates(cases: dict[str, Callable[[], object]], number: int, rounds: int) -> dict[str, float]:
-    """Operations per second of each case: best of ``rounds`` interleaved rounds of ``number`` calls."""
-    best = dict.fromkeys(cases, float("inf"))
-    for _ in range(rounds):
-        for name, fn in cases.items():
-            start = time.process_time()
-            for _ in range(number):
-                fn()
-            best[name] = min(best[name], time.process_time() - start)
-    return {name: number / seconds for name, seconds in best.items()}
+FORMS = {"json": "JSON envelope", "mongo": "Mongo document", "mongo+bson": "Mongo document + BSON bytes"}
+KINDS = ("text", "multimodal")
+TITLE = "codec"
+CASES = tuple(f"{kind}, {label}" for kind in KINDS for label in FORMS.values())
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes: a few seconds, exit 0")
-    args = parser.parse_args()
-    number, rounds = (200, 2) if args.smoke else (5000, 9)
-
+def measure(args: argparse.Namespace) -> Report:
+    """Every form of both messages against pydantic's round trip of the same message, in the same rounds."""
+    number = 200 if args.smoke else 5000
     messages = {"text": text_message(), "multimodal": multimodal_message()}
-    cases: dict[str, Callable[[], object]] = {}
+    sides: dict[str, Callable[[], float]] = {}
     for kind, msg in messages.items():
         check(msg)
-        cases[f"{kind}/pydantic"] = pydantic_json(msg)
-        cases[f"{kind}/json"] = ours_json(msg)
-        cases[f"{kind}/mongo"] = ours_mongo(msg)
-        cases[f"{kind}/mongo+bson"] = ours_mongo_bson(msg)
-    rates = best_rates(cases, number, rounds)
-
-    print(f"machine: {machine()}")
-    print(f"best of {rounds} rounds x {number} encode+decode round trips, one thread\n")
-    print(f"| {'message':<10} | {'form':<28} | {'messages/s':>10} | {'pydantic msg/s':>14} | {'ratio':>6} |")
-    print(f"|{'-' * 12}|{'-' * 30}|{'-' * 12}|{'-' * 16}|{'-' * 8}|")
-    forms = {
-        "json": "JSON envelope",
-        "mongo": "Mongo document",
-        "mongo+bson": "Mongo document + BSON bytes",
-    }
-    for kind in messages:
-        base = rates[f"{kind}/pydantic"]
-        for form, label in forms.items():
-            rate = rates[f"{kind}/{form}"]
-            print(f"| {kind:<10} | {label:<28} | {rate:>10,.0f} | {base:>14,.0f} | {rate / base:>5.2f}x |")
-    text_json, text_base = rates["text/json"], rates["text/pydantic"]
-    ok = text_json >= 50_000 and text_json >= text_base
-    print(
-        f"\ntarget (JSON form, text): >= 50,000 msg/s and >= 1.0x pydantic -> "
-        f"{text_json:,.0f} msg/s, {text_json / text_base:.2f}x: {'met' if ok else 'NOT met'}"
-    )
-    return 0
+        sides[f"{kind}/pydantic"] = times(pydantic_json(msg), number)
+        sides[f"{kind}/json"] = times(ours_json(msg), number)
+        sides[f"{kind}/mongo"] = times(ours_mongo(msg), number)
+        sides[f"{kind}/mongo+bson"] = times(ours_mongo_bson(msg), number)
+    samples = rounds(sides, args.repeats)
+    results = []
+    for kind in KINDS:
+        for form, label in FORMS.items():
+            targets: dict[str, float] = {"target": 1.0, "floor": 50_000} if (kind, form) == ("text", "json") else {}
+            ours, pydantic = samples[f"{kind}/{form}"], samples[f"{kind}/pydantic"]
+            case = f"{kind}, {label}"
+            results.append(Result.timed(TITLE, case, ours, pydantic, clock="cpu", unit="msg/s", **targets))
+    size = f"{number:,} encode+decode round trips per round, one thread, CPU time"
+    return Report(results, {"codec": size})
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, measure, repeats=25))

@@ -1,7 +1,7 @@
 """MongoDB session stores against raw PyMongo doing the same operations on the same server, in one run.
 
     python benchmarks/mongo_session.py           # full run (a few minutes on the stand-in)
-    python benchmarks/mongo_session.py --smoke   # tiny sizes, under 15 s, exits 0
+    python benchmarks/mongo_session.py --smoke   # tiny sizes, a few seconds
 
 Server: ``MONGODB_URI`` when set, else the local mongoeco stand-in (started and stopped here).
 
@@ -14,26 +14,23 @@ Cases, each timed for ours (``MongoSessionBackends``, sync) and for raw PyMongo 
 * **acquire+release**: take a lease (the *steal* ``find_one_and_update`` on ``$$NOW``) and release it
   (expire in place), again and again on one session.
 
-Ours and raw run back to back in pairs (the order alternating); medians count, and the throughput ratio is
-the median of the per-pair ratios, so load from other processes affects both sides of a pair alike.
-Printed per case: operations per second (wall clock) and the ratio ours / raw (target >= 0.90x), and the
-client-side CPU time per operation (``time.process_time`` of this process; the server is another
-process) with its ratio. On a stand-in, absolute numbers measure the stand-in.
+Ours and raw run back to back in rounds (the order alternating), so load from other processes affects both
+sides of a round alike. Printed per case: operations per second (wall clock, medians) and the per-round
+ratio ours / raw, min / median / max (target >= 0.90x), and in a note the client-side CPU time per
+operation (``time.process_time`` of this process; the server is another process). On a stand-in,
+absolute numbers measure the stand-in.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from statistics import median
 from typing import Any
 
-from _machine import machine  # benchmarks/_machine.py (run as a script)
+from _timing import SHARED_STANDIN, Report, Result, cpu_note, main, rounds, times  # benchmarks/_timing.py
 from bson import ObjectId
 from bson.int64 import Int64
 from pymongo import MongoClient, ReturnDocument
@@ -151,58 +148,12 @@ class Cases:
         self.ours.close()
 
 
-@dataclass(frozen=True)
-class Result:
-    ours_rate: float
-    raw_rate: float
-    ours_cpu: float
-    raw_cpu: float
-    ratio: float
+TITLE = "MongoDB session"
+CASES = ("deliver+collect", "acquire+release")
 
 
-def measure(fn: Callable[[], int], repeat: int) -> tuple[float, float]:
-    """(operations per wall second, client CPU seconds per operation) of ``repeat`` calls."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    operations = sum(fn() for _ in range(repeat))
-    return operations / (time.perf_counter() - wall), (time.process_time() - cpu) / operations
-
-
-def run(cases: Cases, pairs: int, inbox_repeat: int, lease_repeat: int) -> dict[str, Result]:
-    """Per case: ``pairs`` back-to-back (ours, raw) measurements, the order alternating pair by pair; the
-    medians count (the ratio is the median of the per-pair ratios, so load that comes and goes hits both
-    sides of a pair alike)."""
-    plan = {
-        "deliver+collect": (cases.ours_deliver_collect, cases.raw_deliver_collect, inbox_repeat),
-        "acquire+release": (cases.ours_acquire_release, cases.raw_acquire_release, lease_repeat),
-    }
-    results: dict[str, Result] = {}
-    for name, (ours, raw, repeat) in plan.items():
-        ours()  # warm-up (connections, first documents)
-        raw()
-        samples: dict[str, list[tuple[float, float]]] = {"ours": [], "raw": []}
-        ratios: list[float] = []
-        for i in range(pairs):
-            sides = [("ours", ours), ("raw", raw)]
-            got = {side: measure(fn, repeat) for side, fn in (sides if i % 2 == 0 else sides[::-1])}
-            for side in samples:
-                samples[side].append(got[side])
-            ratios.append(got["ours"][0] / got["raw"][0])
-        results[name] = Result(
-            ours_rate=median(rate for rate, _ in samples["ours"]),
-            raw_rate=median(rate for rate, _ in samples["raw"]),
-            ours_cpu=median(cpu for _, cpu in samples["ours"]),
-            raw_cpu=median(cpu for _, cpu in samples["raw"]),
-            ratio=median(ratios),
-        )
-    return results
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes: under 15 s, exit 0")
-    args = parser.parse_args()
-    batch, pairs, inbox_repeat, lease_repeat = (10, 3, 1, 10) if args.smoke else (64, 21, 1, 50)
-
+def measure(args: argparse.Namespace) -> Report:
+    batch, lease_repeat = (10, 10) if args.smoke else (64, 50)
     uri = configured_uri()
     server = None if uri else StandinServer("mongoeco")
     if server is not None:
@@ -210,10 +161,20 @@ def main() -> int:
     assert uri is not None
     client: MongoClient[dict[str, Any]] = MongoClient(uri, tz_aware=True, serverSelectionTimeoutMS=20000)
     db_name = f"bench_{uuid.uuid4().hex[:12]}"
+    results = []
     try:
         cases = Cases(client, db_name, batch)
+        plan = {
+            CASES[0]: (cases.ours_deliver_collect, cases.raw_deliver_collect, 1),
+            CASES[1]: (cases.ours_acquire_release, cases.raw_acquire_release, lease_repeat),
+        }
         try:
-            results = run(cases, pairs, inbox_repeat, lease_repeat)
+            for name, (ours, raw, repeat) in plan.items():
+                sides = {"ours": times(ours, repeat, counted=True), "raw": times(raw, repeat, counted=True)}
+                samples = rounds(sides, args.repeats)
+                note = cpu_note(samples["ours"], samples["raw"])
+                results.append(Result.timed(TITLE, name, samples["ours"], samples["raw"], target=0.90,
+                                            note=note))  # fmt: skip
         finally:
             cases.close()
         version = client.admin.command("buildInfo").get("version", "?")
@@ -222,24 +183,12 @@ def main() -> int:
         client.close()
         if server is not None:
             server.stop()
-
-    where = "MONGODB_URI" if server is None else "mongoeco stand-in (memory engine)"
-    print(f"machine: {machine()}")
-    print(f"server: {where}, version {version}; medians of {pairs} back-to-back pairs (ours, raw)")
-    print(f"deliver+collect: {batch} messages per batch x {inbox_repeat}; acquire+release: {lease_repeat} cycles\n")
-    print(f"| {'case':<16} | {'ours ops/s':>10} | {'raw ops/s':>10} | {'ratio':>6} | "
-          f"{'ours CPU/op':>11} | {'raw CPU/op':>10} | {'CPU ratio':>9} |")  # fmt: skip
-    print(f"|{'-' * 18}|{'-' * 12}|{'-' * 12}|{'-' * 8}|{'-' * 13}|{'-' * 12}|{'-' * 11}|")
-    met = True
-    for name, r in results.items():
-        met = met and r.ratio >= 0.90
-        print(
-            f"| {name:<16} | {r.ours_rate:>10,.0f} | {r.raw_rate:>10,.0f} | {r.ratio:>5.2f}x | "
-            f"{r.ours_cpu * 1e6:>8,.0f} µs | {r.raw_cpu * 1e6:>7,.0f} µs | {r.ours_cpu / r.raw_cpu:>8.2f}x |"
-        )
-    print(f"\ntarget: throughput ratio >= 0.90x in every case -> {'met' if met else 'NOT met'}")
-    return 0
+    where = "MONGODB_URI" if server is None and not os.environ.get(SHARED_STANDIN) else "mongoeco stand-in"
+    return Report(results, {
+        "MongoDB session server": f"{where} (reports {version})",
+        "MongoDB session sizes": f"deliver+collect {batch} messages per round, acquire+release {lease_repeat} cycles",
+    })  # fmt: skip
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, measure, repeats=41))

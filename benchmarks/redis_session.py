@@ -1,7 +1,7 @@
 """Redis session-store benchmark: our stores against raw redis-py sending the same commands.
 
-    python benchmarks/redis_session.py           # full run (a few minutes)
-    python benchmarks/redis_session.py --smoke   # tiny sizes, a few seconds, exits 0
+    python benchmarks/redis_session.py           # full run (about a minute)
+    python benchmarks/redis_session.py --smoke   # tiny sizes, a few seconds
 
 Against the Redis server at ``REDIS_URL`` (default ``redis://127.0.0.1:6379/0``), in one run, sync
 (``RedisSessionBackends`` vs ``redis.Redis``) and async (``AsyncRedisSessionBackends`` vs
@@ -15,10 +15,10 @@ Against the Redis server at ``REDIS_URL`` (default ``redis://127.0.0.1:6379/0``)
   measures the wire alone). Ours adds the shared codec (typed model, validation, the degrade rule).
 * **lease acquire+release**: ``try_acquire`` then ``release``. Raw: ``EVALSHA`` of the same two scripts.
 
-Rounds are interleaved (ours, raw, ours, raw ...) and the best round of each counts, so load from other
-processes hits all alike. Printed: operations/s (wall clock), client CPU per operation, and the ratio
-ours / raw (higher is better; target >= 0.90x against raw+json and raw lease scripts). Keys live under a
-fresh ``bench<random>:`` namespace that is deleted at the end.
+Rounds are interleaved (the order rotating), so load from other processes hits all sides alike. Printed:
+operations/s (wall clock, medians over rounds), the per-round ratio ours / raw, min / median / max (higher
+is better; target >= 0.90x against raw+json and raw lease scripts), client CPU per operation in a note.
+Keys live under a fresh ``bench<random>:`` namespace that is deleted at the end.
 """
 
 from __future__ import annotations
@@ -28,14 +28,13 @@ import asyncio
 import json
 import os
 import sys
-import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import timedelta
 
 import redis
 import redis.asyncio
+from _timing import Report, Result, Sample, atimes, cpu_note, main, rounds, times  # benchmarks/_timing.py
 from codec import text_message  # benchmarks/codec.py: this directory is on sys.path when run as a script
 
 from aimon_mongo.codec.inbound import to_json_envelope
@@ -50,39 +49,6 @@ TTL = timedelta(seconds=30)
 def message(session_id: str) -> InboundMessage:
     """The codec benchmark's typical routed text turn, in ``session_id``."""
     return text_message().model_copy(update={"session_id": session_id})
-
-
-@dataclass
-class Rate:
-    ops_per_s: float
-    cpu_us_per_op: float
-
-
-def _better(old: Rate | None, wall: float, cpu: float, ops: int) -> Rate:
-    new = Rate(ops / wall, cpu / ops * 1e6)
-    return new if old is None or new.ops_per_s > old.ops_per_s else old
-
-
-def run_sync(cases: dict[str, Callable[[], None]], ops: int, rounds: int) -> dict[str, Rate]:
-    best: dict[str, Rate | None] = dict.fromkeys(cases)
-    for _ in range(rounds):
-        for name, fn in cases.items():
-            wall, cpu = time.perf_counter(), time.process_time()
-            for _ in range(ops):
-                fn()
-            best[name] = _better(best[name], time.perf_counter() - wall, time.process_time() - cpu, ops)
-    return {k: v for k, v in best.items() if v is not None}
-
-
-async def run_async(cases: dict[str, Callable[[], Awaitable[None]]], ops: int, rounds: int) -> dict[str, Rate]:
-    best: dict[str, Rate | None] = dict.fromkeys(cases)
-    for _ in range(rounds):
-        for name, fn in cases.items():
-            wall, cpu = time.perf_counter(), time.process_time()
-            for _ in range(ops):
-                await fn()
-            best[name] = _better(best[name], time.perf_counter() - wall, time.process_time() - cpu, ops)
-    return {k: v for k, v in best.items() if v is not None}
 
 
 def sync_cases(url: str, prefixes: RedisKeyPrefixes) -> tuple[dict[str, Callable[[], None]], Callable[[], None]]:
@@ -207,61 +173,57 @@ def cleanup(url: str, root: str) -> None:
         client.close()
 
 
-def report(flavour: str, rates: dict[str, Rate], ops: int, rounds: int) -> list[float]:
-    print(f"\n{flavour}: best of {rounds} rounds x {ops} operations, one client")
-    header = ("operation", "ours ops/s", "raw ops/s", "ours CPU µs", "raw CPU µs")
-    print(f"| {header[0]:<28} | {header[1]:>10} | {header[2]:>10} | {header[3]:>11} | {header[4]:>10} | ratio |")
-    print(f"|{'-' * 30}|{'-' * 12}|{'-' * 12}|{'-' * 13}|{'-' * 12}|{'-' * 7}|")
-    rows = [
-        (f"deliver x{BATCH} + collect", "inbox/ours", "inbox/raw", True),
-        ("  (vs raw bytes, no JSON)", "inbox/ours", "inbox/raw bytes", False),
-        ("lease acquire + release", "lease/ours", "lease/raw", True),
-    ]
-    ratios = []
-    for label, ours_case, raw_case, counts in rows:
-        ours, raw = rates[ours_case], rates[raw_case]
-        ratio = ours.ops_per_s / raw.ops_per_s
-        if counts:
-            ratios.append(ratio)
-        print(
-            f"| {label:<28} | {ours.ops_per_s:>10,.0f} | {raw.ops_per_s:>10,.0f} | {ours.cpu_us_per_op:>11,.0f} |"
-            f" {raw.cpu_us_per_op:>10,.0f} | {ratio:.2f}x |"
-        )
-    return ratios
+ROWS = (
+    (f"deliver x{BATCH} + collect", "inbox/raw", 0.90),
+    (f"deliver x{BATCH} + collect, vs raw bytes (no JSON)", "inbox/raw bytes", None),
+    ("lease acquire + release", "lease/raw", 0.90),
+)
+TITLE = "Redis session"
+CASES = tuple(f"{flavour} {label}" for flavour in ("sync", "async") for label, _, _ in ROWS)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes: a few seconds, exit 0")
-    args = parser.parse_args()
-    ops, rounds = (30, 2) if args.smoke else (200, 15)
+def results(flavour: str, samples: dict[str, list[Sample]]) -> list[Result]:
+    rows = []
+    for label, raw_case, target in ROWS:
+        ours, raw = samples[f"{raw_case.split('/')[0]}/ours"], samples[raw_case]
+        rows.append(Result.timed(TITLE, f"{flavour} {label}", ours, raw, target=target,
+                                 note=cpu_note(ours, raw)))  # fmt: skip
+    return rows
+
+
+def count(side: str, ops: int) -> int:
+    """Operations per round of a side: a lease operation is about a tenth of an inbox one, so five times more."""
+    return ops * 5 if side.startswith("lease") else ops
+
+
+def measure(args: argparse.Namespace) -> Report:
+    ops = 30 if args.smoke else 200
     url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
     root = f"bench{uuid.uuid4().hex[:10]}"
     prefixes = RedisKeyPrefixes().under(root)
     info = redis.Redis.from_url(url).info("server")
-    print(f"Redis {info.get('redis_version')} at {url}; {os.cpu_count()} CPUs; batch {BATCH} messages per collect")
     try:
         cases, close = sync_cases(url, prefixes)
         try:
-            ratios = report("sync", run_sync(cases, ops, rounds), ops, rounds)
+            sides = {name: times(fn, count(name, ops)) for name, fn in cases.items()}
+            found = results("sync", rounds(sides, args.repeats))
         finally:
             close()
-
-        async def run() -> list[float]:
-            acases, aclose = await async_cases(url, prefixes)
+        with asyncio.Runner() as runner:
+            acases, aclose = runner.run(async_cases(url, prefixes))
             try:
-                return report("async", await run_async(acases, ops, rounds), ops, rounds)
+                sides = {name: atimes(runner, fn, count(name, ops)) for name, fn in acases.items()}
+                found += results("async", rounds(sides, args.repeats))
             finally:
-                await aclose()
-
-        ratios += asyncio.run(run())
+                runner.run(aclose())
     finally:
         cleanup(url, root)
-    worst = min(ratios)
-    verdict = "met" if worst >= 0.90 else "NOT met"
-    print(f"\ntarget: ratio >= 0.90x against raw+json and raw lease scripts -> worst {worst:.2f}x: {verdict}")
-    return 0
+    return Report(found, {
+        "Redis server": f"Redis {info.get('redis_version')} at {url.rsplit('@', 1)[-1]}",
+        "Redis sizes": f"{ops} inbox operations (deliver x{BATCH} + collect) and {count('lease', ops)} lease "
+                       "operations per round, one client per side",
+    })  # fmt: skip
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, measure, repeats=31))

@@ -80,7 +80,7 @@ _PRIORITY_NAME = {p: p.name for p in Priority}
 _PRIORITY_BY_NAME = {p.name: p for p in Priority}
 _PRIORITY_BY_ORDINAL = {p.value: p for p in Priority}
 _EMPTY_OPTIONS = SubmitOptions.empty()
-_BSON_OPTIONS_DEPTH = 256  # deeper maps than this are refused (pydantic refuses them earlier anyway)
+OPTIONS_MAX_DEPTH = 256  # deeper submitOptions subtrees are refused on read (the model refuses them earlier)
 
 
 # --------------------------------------------------------------------------------------------- encode
@@ -277,8 +277,8 @@ def _bson_to_json(value: object, depth: int) -> object:
     if isinstance(value, int):
         return int(value)
     if isinstance(value, Mapping | list | tuple):
-        if depth >= _BSON_OPTIONS_DEPTH:
-            raise CodecError(f"submit options nested deeper than {_BSON_OPTIONS_DEPTH} levels")
+        if depth >= OPTIONS_MAX_DEPTH:
+            raise CodecError(f"submit options nested deeper than {OPTIONS_MAX_DEPTH} levels")
         if isinstance(value, Mapping):
             return {str(k): _bson_to_json(v, depth + 1) for k, v in value.items()}
         return [_bson_to_json(v, depth + 1) for v in value]

@@ -20,3 +20,13 @@ def parent_is_a_file(parent: str) -> str:
 def partial_delete(failed: int) -> str:
     """Message of a recursive delete that could not remove everything."""
     return f"Recursive delete partially failed: {failed} items could not be deleted"
+
+
+def name_too_long(limit: int) -> str:
+    """Reason for refusing a path with a segment the local filesystem cannot name."""
+    return f"path segment exceeds the local filesystem's name limit of {limit} bytes"
+
+
+def host_path_too_long(limit: int) -> str:
+    """Reason for refusing a path that, below the local base directory, is longer than the host allows."""
+    return f"path below the local base directory exceeds the host's path limit of {limit} bytes"

@@ -14,7 +14,7 @@ from aimon_mongo._async.ports import SignalHandler
 from aimon_mongo.errors import SignalBusError
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import SessionSignal
-from aimon_mongo.validate import require_id, require_instance
+from aimon_mongo.validate import require_id, require_signal
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class AsyncMemorySessionSignalBus:
         self._closed = False
 
     async def publish(self, signal: SessionSignal) -> None:
-        require_instance(signal, SessionSignal, "signal")
+        require_signal(signal)
         if self._closed:
             raise SignalBusError(f"signal bus of node {self.node_id!r} is closed")
         for handler in self._hub.receivers(signal.session_id, signal.origin_node_id):
@@ -50,7 +50,7 @@ class AsyncMemorySessionSignalBus:
                 log.exception("signal handler failed for session %s (kind %s)", signal.session_id, signal.kind.value)
 
     async def publish_all(self, signals: Sequence[SessionSignal]) -> None:
-        for signal in [require_instance(s, SessionSignal, "signals[]") for s in signals]:
+        for signal in [require_signal(s, "signals[]") for s in signals]:
             await self.publish(signal)
 
     async def subscribe(self, session_id: str, handler: SignalHandler) -> AsyncMemorySubscription:

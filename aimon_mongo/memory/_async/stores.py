@@ -33,12 +33,14 @@ from aimon_mongo.model.record import (
     SessionTotals,
 )
 from aimon_mongo.validate import (
+    optional_budget_override,
     optional_id,
     require_aware,
     require_id,
     require_instance,
     require_lease,
     require_limit,
+    require_message,
     require_positive,
     require_token,
 )
@@ -56,7 +58,7 @@ class AsyncMemorySessionInbox:
         self._table = storage.inbox
 
     async def deliver(self, message: InboundMessage) -> str:
-        return self._table.deliver(require_instance(message, InboundMessage, "message"))
+        return self._table.deliver(require_message(message))
 
     async def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
         require_id(session_id, "session_id")
@@ -197,8 +199,7 @@ class AsyncMemorySessionRecordStore:
     ) -> None:
         require_id(session_id, "session_id")
         require_instance(totals, SessionTotals, "totals")
-        if budget_override is not None:
-            require_instance(budget_override, dict, "budget_override")
+        budget_override = optional_budget_override(budget_override)
         self._table.set_totals_and_budget_override(session_id, totals, budget_override, require_token(fencing_token))
 
     async def increment_compaction_failure_count(self, session_id: str, fencing_token: int) -> int:

@@ -32,7 +32,7 @@ from aimon_mongo.model.record import SessionRecord, SessionTotals
 from aimon_mongo.mongo._async.fences import advance_fence
 from aimon_mongo.mongo.documents import NOW, literal, not_above, record_from_document
 from aimon_mongo.mongo.failures import failures
-from aimon_mongo.validate import optional_id, require_id, require_instance, require_token
+from aimon_mongo.validate import optional_budget_override, optional_id, require_id, require_instance, require_token
 
 _STAMP = {"$currentDate": {n.F_UPDATED_AT: True}}
 
@@ -88,8 +88,7 @@ class AsyncMongoSessionRecordStore:
     ) -> None:
         require_id(session_id, "session_id")
         require_instance(totals, SessionTotals, "totals")
-        if budget_override is not None:
-            require_instance(budget_override, dict, "budget_override")
+        budget_override = optional_budget_override(budget_override)
         token = require_token(fencing_token)
         update: dict[str, Any] = {
             "$set": {n.F_SESSION_TOTALS: encode_totals(totals), n.F_FENCING_TOKEN: Int64(token)},

@@ -37,7 +37,7 @@ from aimon_mongo.mongo._async.server import describe
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.mongo.poll_position import DEFAULT_LOOKBACK, PollPosition
 from aimon_mongo.signal_hub import SignalHub
-from aimon_mongo.validate import require_id, require_instance
+from aimon_mongo.validate import require_id, require_signal
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +81,13 @@ class AsyncMongoSessionSignalBus:
         """``"change_stream"`` or ``"poll"`` once the watcher started."""
 
     async def publish(self, signal: SessionSignal) -> None:
-        require_instance(signal, SessionSignal, "signal")
+        require_signal(signal)
         self._check_open()
         with failures(SignalBusError, f"publish to session {signal.session_id!r}"):
             await self._signals.insert_one(encode_signal(signal))
 
     async def publish_all(self, signals: Sequence[SessionSignal]) -> None:
-        docs = [encode_signal(require_instance(s, SessionSignal, "signals[]")) for s in signals]
+        docs = [encode_signal(require_signal(s, "signals[]")) for s in signals]
         self._check_open()
         with failures(SignalBusError, "publish_all"):
             for start in range(0, len(docs), PUBLISH_CHUNK):

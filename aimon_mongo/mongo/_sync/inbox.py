@@ -3,12 +3,13 @@
 
 * ``deliver``: an upsert on a pre-allocated ObjectId with a pipeline ``$set``, so the top-level
   ``deliveredAt`` (the FIFO key) is the server's ``$$NOW``; no de-duplication here.
-* ``collect``: a ``find_one_and_delete`` loop (filter session + priority ordinal ``<=`` max, sort priority
-  then ``deliveredAt``), at most :attr:`batch_limit` per call. At-most-once: an entry is deleted before it is
-  decoded; each decodes on its own, and one that cannot be decoded is reported as an
-  :class:`UnreadableEntry` (one WARN naming session and entry id) and its raw document is moved to
-  ``conversation_inbox_quarantine`` — nothing is lost, and it can be listed, replayed or deleted. If the
-  quarantine insert itself fails, the loss is logged at ERROR (the window the reference also has).
+* ``collect``: a ``find_one_and_delete`` loop (filter session + priority ordinal ``<=`` max, no priority
+  filter when max is ``LATER``; sort priority then ``deliveredAt``), at most :attr:`batch_limit` per call.
+  At-most-once: an entry is deleted before it is decoded; each decodes on its own, and one that cannot
+  be decoded is reported as an :class:`UnreadableEntry` (one WARN naming session and entry id) and its
+  raw document is moved to ``conversation_inbox_quarantine`` — nothing is lost, and it can be listed,
+  replayed or deleted. If the quarantine insert itself fails, the loss is logged at ERROR (the window the
+  reference also has).
 * If the server fails in the middle of a collect, the entries already removed are returned (not lost);
   the failure is raised only when nothing was removed yet.
 """
@@ -32,7 +33,7 @@ from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, Unreadab
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.mongo.documents import NOW, literal, object_id, quarantine_document, quarantined_from_document
 from aimon_mongo.mongo.failures import failures
-from aimon_mongo.validate import optional_id, require_id, require_instance, require_limit
+from aimon_mongo.validate import optional_id, require_id, require_instance, require_limit, require_message
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ class MongoSessionInbox:
         self._clock = clock
 
     def deliver(self, message: InboundMessage) -> str:
-        require_instance(message, InboundMessage, "message")
+        require_message(message)
         oid = ObjectId()
         doc = to_mongo_document(message, oid)
         stage: dict[str, Any] = {key: literal(value) for key, value in doc.items() if key != n.F_ID}
@@ -66,7 +67,12 @@ class MongoSessionInbox:
     def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
         require_id(session_id, "session_id")
         require_instance(max_priority, Priority, "max_priority")
-        query = {n.F_CONVERSATION_ID: session_id, n.F_PRIORITY: {"$lte": max_priority.ordinal}}
+        query: dict[str, Any] = {n.F_CONVERSATION_ID: session_id}
+        if max_priority is not Priority.LATER:
+            # Only below the last tier: a collect of everything also takes entries whose stored priority no
+            # tier names (a foreign or damaged write), so they are quarantined instead of keeping is_empty()
+            # False for ever; they sort after LATER (numbers) or before NOW (null, negative numbers).
+            query[n.F_PRIORITY] = {"$lte": max_priority.ordinal}
         messages: list[InboundMessage] = []
         unreadable: list[UnreadableEntry] = []
         for _ in range(MAX_BATCH_SIZE):

@@ -4,8 +4,10 @@
 Segments are immutable and their ids new per ``put`` (a duplicate ``_id`` is refused, never overwritten).
 A ``put`` is fenced in three steps: :func:`advance_fence` (refuses a token below one already accepted),
 the insert (carrying its token), then a re-check of the fence: if a newer token was accepted meanwhile,
-the segment just inserted is deleted again and the put refused. So a segment below the session's highest
-token never stays stored once that newer writer has returned. Deletes are fenced by the first step only
+the segment just inserted is deleted again and the put refused. So a stale segment outlives a newer
+writer only while its own ``put`` is stalled between the insert and the re-check (a paused process): it is
+removed when that ``put`` resumes, and stays for good if the process dies there. Deletes are fenced by the
+first step only
 (a delete cannot be undone; same window as records, see ``records.py``).
 """
 

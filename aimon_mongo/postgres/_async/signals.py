@@ -27,7 +27,7 @@ from aimon_mongo.postgres._async.listener import AsyncSignalListener, FetchedRow
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.signal_hub import SignalHub
-from aimon_mongo.validate import require_aware, require_id, require_instance
+from aimon_mongo.validate import require_aware, require_id, require_signal
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ class AsyncPostgresSessionSignalBus:
 
 
 def _row(signal: SessionSignal) -> tuple[Any, ...]:
-    require_instance(signal, SessionSignal, "signal")
+    require_signal(signal)
     doc = encode_signal(signal)
     return (
         doc[n.SIG_CONVERSATION_ID],

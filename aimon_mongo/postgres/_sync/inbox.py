@@ -23,7 +23,7 @@ from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, Unreadab
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id, require_instance, require_limit
+from aimon_mongo.validate import require_id, require_limit, require_message
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class PostgresSessionInbox:
 
     def deliver(self, message: InboundMessage) -> str:
         """Insert the envelope (JSONB); returns the row id as decimal text. ``message.id`` is ignored."""
-        require_instance(message, InboundMessage, "message")
+        require_message(message)
         params = _deliver_params(message, to_json_envelope(message))
         with self._pool.connection(SessionInboxError) as conn:
             cur = conn.execute(self._deliver, params)
@@ -187,9 +187,15 @@ def _order(row: _Row) -> tuple[int, int]:
     return row[1], row[0]
 
 
+_EVERY_TIER = 32767
+"""The ceiling of a collect of everything: the largest ``smallint``, so rows whose stored priority no tier
+names (a foreign or damaged write) are taken and decoded too instead of keeping ``is_empty`` False for
+ever."""
+
+
 def _priority(value: object) -> int:
     if isinstance(value, Priority):
-        return value.ordinal
+        return _EVERY_TIER if value is Priority.LATER else value.ordinal
     raise InvalidArgumentError(f"max_priority must be a Priority, got {type(value).__name__}")
 
 
@@ -201,4 +207,3 @@ def _quarantine_row_id(quarantine_id: object) -> int | None:
         return None
     value = int(text)
     return value if 0 < value < 2**63 else None
-

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from pydantic import JsonValue
 
 from aimon_mongo.codec._fields import compact_json
@@ -16,7 +14,7 @@ from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.fencing import fenced
 from aimon_mongo.postgres.rows import RECORD_COLUMNS, record_from_row
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id, require_instance
+from aimon_mongo.validate import optional_budget_override, require_id, require_instance
 
 _GUARD = "EXISTS (SELECT 1 FROM fence)"
 _DONE_RECORD = ", ".join(f"done.{column}" for column in RECORD_COLUMNS.split(", "))
@@ -96,9 +94,8 @@ class PostgresSessionRecordStore:
     ) -> None:
         """Write both fields absolutely (``None`` clears the override); no-op when no record exists."""
         require_instance(totals, SessionTotals, "totals")
-        if budget_override is not None and not isinstance(budget_override, Mapping):
-            raise InvalidArgumentError(f"budget_override must be a dict or None, got {type(budget_override).__name__}")
-        budget = None if budget_override is None else compact_json(dict(budget_override))
+        budget_override = optional_budget_override(budget_override)
+        budget = None if budget_override is None else compact_json(budget_override)
         self._writer.write(
             self._set_totals, session_id, fencing_token, totals=compact_json(encode_totals(totals)), budget=budget
         )

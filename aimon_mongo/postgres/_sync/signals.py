@@ -28,7 +28,7 @@ from aimon_mongo.postgres._sync.listener import SignalListener, FetchedRow
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.signal_hub import SignalHub
-from aimon_mongo.validate import require_aware, require_id, require_instance
+from aimon_mongo.validate import require_aware, require_id, require_signal
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +176,7 @@ class PostgresSessionSignalBus:
 
 
 def _row(signal: SessionSignal) -> tuple[Any, ...]:
-    require_instance(signal, SessionSignal, "signal")
+    require_signal(signal)
     doc = encode_signal(signal)
     return (
         doc[n.SIG_CONVERSATION_ID],

@@ -34,7 +34,7 @@ from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import from_millis, text
-from aimon_mongo.validate import require_id, require_instance, require_limit
+from aimon_mongo.validate import require_id, require_limit, require_message
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class AsyncRedisSessionInbox:
         self.batch_limit: int | None = self._collect_limit
 
     async def deliver(self, message: InboundMessage) -> str:
-        require_instance(message, InboundMessage, "message")
+        require_message(message)
         stream = self._keys.inbox_stream(message.session_id, message.priority)
         envelope = to_json_envelope(message)
         with self._io.guard(SessionInboxError, f"deliver to session {message.session_id!r}"):

@@ -27,7 +27,7 @@ from aimon_mongo.model.signal import SessionSignal, SignalKind
 from aimon_mongo.redis._async.connection import AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
-from aimon_mongo.validate import require_id, require_instance
+from aimon_mongo.validate import require_id, require_signal
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ class AsyncRedisSessionSignalBus:
     def _encoded(self, signal: object) -> tuple[str, str]:
         if self._closed:
             raise SignalBusError("Bus is closed")
-        checked = require_instance(signal, SessionSignal, "signal")
+        checked = require_signal(signal)
         return self._channel(checked), signal_to_json(checked)
 
     async def publish(self, signal: SessionSignal) -> None:

@@ -4,8 +4,8 @@ fencing counter ``<conv>:lock:fence:<id>`` (reference §4.3).
 
 Holder ids may not contain ``:`` (refused with :class:`~aimon_mongo.errors.InvalidArgumentError`, as in
 the reference; the frozen stamp format ``holder-token`` has no ``:`` in the holder), declared as
-``holder_id_forbidden_chars``. Expiry is Redis's own (PX); the expiry a caller sees is computed from the
-server's ``TIME``. ``extend`` revives a lapsed lock
+``holder_id_forbidden_chars``. Expiry is Redis's own, set with ``PEXPIREAT`` to the server's ``TIME`` + ttl,
+so the expiry a caller sees is exactly the one Redis enforces. ``extend`` revives a lapsed lock
 whose token is still the counter's latest (nobody acquired since); ``release`` bumps the counter past the
 released token so a released lease can never be revived.
 """

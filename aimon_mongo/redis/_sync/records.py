@@ -21,7 +21,7 @@ from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.layout import record_from_hash
 from aimon_mongo.redis.replies import pairs, text
-from aimon_mongo.validate import require_id, require_instance, require_token
+from aimon_mongo.validate import optional_budget_override, require_id, require_instance, require_token
 
 SCAN_COUNT = 256
 
@@ -76,8 +76,7 @@ class RedisSessionRecordStore:
         sid = require_id(session_id, "session_id")
         token = require_token(fencing_token)
         require_instance(totals, SessionTotals, "totals")
-        if budget_override is not None and not isinstance(budget_override, dict):
-            raise InvalidArgumentError(f"budget_override must be a dict or None, got {type(budget_override).__name__}")
+        budget_override = optional_budget_override(budget_override)
         values = {n.F_SESSION_TOTALS: totals_to_json(totals), n.F_UPDATED_AT: self._now()}
         removed: tuple[str, ...] = ()
         if budget_override is None:

@@ -28,7 +28,7 @@ from aimon_mongo.model.signal import SessionSignal, SignalKind
 from aimon_mongo.redis._sync.connection import RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
-from aimon_mongo.validate import require_id, require_instance
+from aimon_mongo.validate import require_id, require_signal
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ class RedisSessionSignalBus:
     def _encoded(self, signal: object) -> tuple[str, str]:
         if self._closed:
             raise SignalBusError("Bus is closed")
-        checked = require_instance(signal, SessionSignal, "signal")
+        checked = require_signal(signal)
         return self._channel(checked), signal_to_json(checked)
 
     def publish(self, signal: SessionSignal) -> None:

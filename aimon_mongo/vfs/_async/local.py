@@ -41,6 +41,8 @@ from aimon_mongo.vfs.messages import (
     NOT_REGULAR,
     ROOT_DELETE,
     SYMLINK,
+    host_path_too_long,
+    name_too_long,
     parent_is_a_file,
     partial_delete,
 )
@@ -125,6 +127,19 @@ class _LocalWriter(AsyncWriterBase):
             pass
 
 
+_DEFAULT_NAME_MAX = 255
+_DEFAULT_PATH_MAX = 4096
+
+
+def _pathconf(base: Path, name: str, default: int) -> int:
+    """A host limit of the filesystem holding ``base`` (``default`` where the platform does not say)."""
+    try:
+        value = os.pathconf(base, name)
+    except (OSError, ValueError, AttributeError):
+        return default
+    return value if value > 0 else default
+
+
 class AsyncLocalFileSystem(AsyncFileSystemBase):
     """A virtual filesystem rooted at a local directory (created at :meth:`initialize` if missing).
 
@@ -146,6 +161,7 @@ class AsyncLocalFileSystem(AsyncFileSystemBase):
         self._base = Path(os.path.realpath(os.fspath(base_path)))
         self._create = create
         self._content_hash_etag = content_hash_etag
+        self._name_max, self._path_max = _DEFAULT_NAME_MAX, _DEFAULT_PATH_MAX
 
     @property
     def working_directory(self) -> str:
@@ -162,6 +178,8 @@ class AsyncLocalFileSystem(AsyncFileSystemBase):
                 raise BackendConnectionError(
                     f"Base path is not a writable directory: {self._base}", backend_type=self.backend_type
                 )
+            self._name_max = _pathconf(self._base, "PC_NAME_MAX", _DEFAULT_NAME_MAX)
+            self._path_max = _pathconf(self._base, "PC_PATH_MAX", _DEFAULT_PATH_MAX)
 
     async def _release(self) -> None:
         return None
@@ -177,6 +195,8 @@ class AsyncLocalFileSystem(AsyncFileSystemBase):
         if is_root(path):
             return self._base
         parts = dir_path(path).split(SEPARATOR)
+        if any(len(part.encode("utf-8", "surrogatepass")) > self._name_max for part in parts):
+            raise InvalidPathError(path, name_too_long(self._name_max))
         current = self._base
         for part in parts:
             current = current / part
@@ -189,6 +209,8 @@ class AsyncLocalFileSystem(AsyncFileSystemBase):
         target = self._base.joinpath(*parts)
         if os.path.commonpath([self._base, target]) != str(self._base):
             raise InvalidPathError(path, ESCAPE)
+        if len(os.fsencode(target)) >= self._path_max:
+            raise InvalidPathError(path, host_path_too_long(self._path_max))
         return target
 
     def _lstat(self, path: str) -> os.stat_result | None:

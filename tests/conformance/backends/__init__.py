@@ -151,6 +151,20 @@ class ClusterBase:
         the entry id. Only when ``can_damage_entries``."""
         raise NotImplementedError
 
+    async def store_raw_entry(self, session_id: str, priority: Any, raw: Any) -> str:
+        """Store ``raw`` — the inbox's own stored form, possibly damaged — directly in the inbox of
+        ``session_id`` at ``priority`` (the tier a collect of that session reads: a ``Priority``, or the
+        stored tier itself — an ordinal on MongoDB / PostgreSQL, a stream suffix on Redis — to store an
+        entry at a tier no reader knows), bypassing the codec; returns the entry id. The form is the
+        family's: a MongoDB document (without ``_id``), the Redis stream field ``p`` (bytes or text; a dict
+        stores those fields instead), the PostgreSQL ``payload`` JSON text. Only when
+        ``can_damage_entries``."""
+        raise NotImplementedError
+
+    def same_raw(self, stored: Any, kept: Any) -> bool:
+        """Whether ``kept`` (``QuarantinedEntry.raw``) is the form :meth:`store_raw_entry` stored."""
+        raise NotImplementedError
+
     def repair(self, raw: Any) -> Any:
         """The raw form of a quarantined entry (``QuarantinedEntry.raw``) with ``"ROBOT"`` put back to
         ``"USER"``: what an operator passes to ``replay_quarantined``."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from pymongo import AsyncMongoClient, MongoClient
 
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.inbound import to_mongo_document
-from aimon_mongo.model import InboundMessage
+from aimon_mongo.model import InboundMessage, Priority
 from aimon_mongo.mongo import AsyncMongoSessionBackends, MongoSessionBackends, ensure_schema, ensure_schema_async
 from tests.conformance.backends import ClusterBase, register_cluster
 from tests.fixtures.mongo import CLIENT_OPTIONS
@@ -46,19 +47,44 @@ class MongoCluster(ClusterBase):
             await self.async_client.close()
 
     async def store_damaged_entry(self, message: InboundMessage) -> str:
-        oid = ObjectId()
-        doc = to_mongo_document(message, oid)
+        doc = to_mongo_document(message, ObjectId())
         doc["payload"]["initiator"]["type"] = "ROBOT"
-        stage = {key: {"$literal": value} for key, value in doc.items() if key != "_id"}
-        stage["deliveredAt"] = "$$NOW"  # stored exactly the way deliver() stores, FIFO included
+        del doc["_id"], doc["deliveredAt"]
+        return await self.store_raw_entry(message.session_id, message.priority, doc)
+
+    async def store_raw_entry(self, session_id: str, priority: Priority | Any, raw: Any) -> str:
+        """``raw`` as the document; ``conversationId`` / ``priority`` (the collect filter) default to the
+        arguments and ``deliveredAt`` to the server's ``$$NOW`` — stored the way deliver() stores."""
+        oid = ObjectId()
+        stage = {key: {"$literal": value} for key, value in raw.items()}
+        stage.setdefault("conversationId", {"$literal": session_id})
+        stage.setdefault("priority", {"$literal": priority.ordinal if isinstance(priority, Priority) else priority})
+        stage.setdefault("deliveredAt", "$$NOW")
         self.client[self.db_name]["conversation_inbox"].update_one({"_id": oid}, [{"$set": stage}], upsert=True)
         return str(oid)
+
+    def same_raw(self, stored: Any, kept: Any) -> bool:
+        kept = {key: value for key, value in kept.items() if key not in ("_id", "deliveredAt")}
+        return _normal(kept) == _normal({key: value for key, value in stored.items() if key != "deliveredAt"})
 
     def repair(self, raw: Any) -> Any:
         repaired = copy.deepcopy(raw)
         repaired["payload"]["initiator"]["type"] = "USER"
         return repaired
 
+
+def _normal(value: Any) -> Any:
+    """BSON values compared the way they come back: dates as UTC millisecond instants, binary as bytes."""
+    if isinstance(value, dict):
+        return {key: _normal(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_normal(item) for item in value]
+    if isinstance(value, bytes):  # Binary subtype 0 comes back as plain bytes
+        return bytes(value)
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return aware.astimezone(UTC).replace(microsecond=aware.microsecond // 1000 * 1000)
+    return value
 
 
 def _cluster(is_async: bool) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -17,7 +18,7 @@ from psycopg import sql
 
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.inbound import to_json_envelope
-from aimon_mongo.model import InboundMessage
+from aimon_mongo.model import InboundMessage, Priority
 from aimon_mongo.postgres import AsyncPostgresSessionBackends, PostgresSessionBackends, ensure_schema_async
 from tests.conformance.backends import ClusterBase, register
 from tests.fixtures.postgres import configured_dsn, drop_schema, new_schema_name
@@ -41,6 +42,11 @@ class PostgresCluster(ClusterBase):
     async def store_damaged_entry(self, message: InboundMessage) -> str:
         envelope = json.loads(to_json_envelope(message))
         envelope["initiator"]["type"] = "ROBOT"
+        return await self.store_raw_entry(message.session_id, message.priority, json.dumps(envelope))
+
+    async def store_raw_entry(self, session_id: str, priority: Priority | int, raw: Any) -> str:
+        """``raw`` is the ``payload`` JSON text (the column is JSONB: text that is not JSON cannot be
+        stored at all); the other columns come from the arguments."""
         table = sql.Identifier(self.schema, "conversation_inbox")
         async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True) as conn:
             cur = await conn.execute(
@@ -48,17 +54,14 @@ class PostgresCluster(ClusterBase):
                     "INSERT INTO {} (conversation_id, agent_ref, priority, payload, delivered_at) "
                     "VALUES (%s, %s, %s, %s::jsonb, %s) RETURNING id"
                 ).format(table),
-                [
-                    message.session_id,
-                    message.agent_ref,
-                    int(message.priority),
-                    json.dumps(envelope),
-                    message.delivered_at,
-                ],
+                [session_id, "assistant", int(priority), raw, datetime.now(UTC)],
             )
             row = await cur.fetchone()
         assert row is not None
         return str(row[0])
+
+    def same_raw(self, stored: Any, kept: Any) -> bool:
+        return bool(json.loads(kept) == json.loads(stored))
 
     def repair(self, raw: Any) -> Any:
         assert isinstance(raw, str)

@@ -1,0 +1,165 @@
+"""Run every benchmark and write ``docs/benchmarks.md``: one table of ratios against the raw drivers.
+
+    python benchmarks/run.py                 # every benchmark, then the page and its results (~10 minutes)
+    python benchmarks/run.py --repeats 5     # the same rounds for every case (default: each script's own)
+    python benchmarks/run.py --render        # run nothing: the page again from benchmarks/results.json and
+                                             # the current benchmarks/prose.md
+    python benchmarks/run.py --smoke         # tiny sizes, not timed: every benchmark runs and reports every
+                                             # case (part of ./dev test); writes nothing unless --output
+
+Each benchmark script (codec, MongoDB / Redis / PostgreSQL session stores, VFS, snapshots) runs as a child
+process with ``--json``; the MongoDB session and snapshot benchmarks share one mongoeco stand-in started
+here (``MONGODB_URI`` when set is used by all), the VFS benchmark starts its SecantusDB stand-in. Every
+case of every script (its ``CASES``) must be in its report. The page is the generated part (how it was
+measured, the machine, the table) followed by the hand-written sections of ``benchmarks/prose.md``; the
+figures of every round are saved in ``benchmarks/results.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+from _machine import machine  # benchmarks/_machine.py (run as a script)
+from _report import Run, missing, page, table
+from _timing import SHARED_STANDIN, Report, Result
+
+from aimon_mongo.standin import MONGOECO_VERSION, SECANTUS_VERSION, StandinServer, configured_uri
+
+HERE = Path(__file__).resolve().parent
+DOC = HERE.parent / "docs" / "benchmarks.md"
+PROSE = HERE / "prose.md"
+RESULTS = HERE / "results.json"
+BENCHMARKS = ("codec", "mongo_session", "redis_session", "postgres_session", "vfs", "snapshots")
+"""Script names under ``benchmarks/``, in the order they run and appear."""
+SHARED_MONGO = ("mongo_session", "snapshots")
+"""The scripts that run on the shared mongoeco stand-in (the VFS one needs SecantusDB)."""
+LIBRARIES = ("aimon-mongo", "pydantic", "pydantic-core", "pymongo", "redis", "psycopg", "psycopg-pool")
+
+
+def expected_cases(names: Sequence[str] = BENCHMARKS) -> dict[str, tuple[str, ...]]:
+    """Benchmark title -> the cases its script declares (``CASES``), read from the scripts themselves."""
+    expected: dict[str, tuple[str, ...]] = {}
+    for name in names:
+        module = importlib.import_module(name)
+        expected[module.TITLE] = tuple(module.CASES)
+    return expected
+
+
+def run_script(name: str, smoke: bool, repeats: int | None, env: Mapping[str, str]) -> Report:
+    """One benchmark script as a child process; its JSON report."""
+    command = [sys.executable, str(HERE / f"{name}.py"), "--json"]
+    command += ["--smoke"] if smoke else []
+    command += [] if repeats is None else ["--repeats", str(repeats)]
+    done = subprocess.run(command, capture_output=True, text=True, env=dict(env), check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmarks/{name}.py failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return Report.from_json(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def versions() -> dict[str, str]:
+    found = {}
+    for name in LIBRARIES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    found["mongoeco (stand-in)"] = MONGOECO_VERSION
+    found["secantusdb (stand-in)"] = SECANTUS_VERSION
+    return found
+
+
+def load_text(loads: Sequence[tuple[float, float, float]]) -> str:
+    """The load averages seen before and after each benchmark: the first and the highest one-minute figure."""
+    first, busiest = loads[0], max(loads)
+    return (f"{first[0]:.1f} / {first[1]:.1f} / {first[2]:.1f} (1 / 5 / 15 min) at the start, one-minute figure "
+            f"up to {busiest[0]:.1f} between benchmarks, on {os.cpu_count()} CPUs")  # fmt: skip
+
+
+def measure(names: Sequence[str], smoke: bool, repeats: int | None) -> Run:
+    """Run the scripts ``names``, one after the other; every case they declare must be reported."""
+    expected = expected_cases(names)
+    begun, loads = time.monotonic(), [os.getloadavg()]
+    env = shared = dict(os.environ)
+    server = None
+    if configured_uri() is None and any(name in SHARED_MONGO for name in names):
+        server = StandinServer("mongoeco")
+        shared = {**env, "MONGODB_URI": server.start(), SHARED_STANDIN: "1"}
+    results: list[Result] = []
+    environment: dict[str, str] = {}
+    rounds: dict[str, int] = {}
+    try:
+        for name in names:
+            started = time.monotonic()
+            report = run_script(name, smoke, repeats, shared if name in SHARED_MONGO else env)
+            print(f"{name}: {len(report.results)} cases in {time.monotonic() - started:.1f} s", file=sys.stderr)
+            results += report.results
+            environment.update(report.environment)
+            rounds[report.results[0].benchmark] = report.rounds
+            loads.append(os.getloadavg())
+    finally:
+        if server is not None:
+            server.stop()
+    absent = missing(results, expected)
+    if absent:
+        raise SystemExit("cases missing from the reports: " + ", ".join(absent))
+    return Run(
+        results,
+        machine=machine(),
+        date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        load=load_text(loads),
+        versions=versions(),
+        environment=environment,
+        rounds=rounds,
+        duration=f"{(time.monotonic() - begun) / 60:.1f} minutes",
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, not timed; writes nothing by default")
+    parser.add_argument("--repeats", type=int, default=None, help="rounds per case (default: each script's own)")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help=f"the page to write (default {DOC}); its "
+        "results go next to it as .json (for the default page: benchmarks/results.json)",
+    )
+    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, default=BENCHMARKS, help="run only these")
+    parser.add_argument("--render", action="store_true", help="run nothing: write the page again from the "
+                        "saved results and the current benchmarks/prose.md")  # fmt: skip
+    args = parser.parse_args()
+    output = args.output or (None if args.smoke else DOC)
+    if output == DOC and tuple(args.only) != BENCHMARKS:
+        parser.error("--only writes a partial page: give --output a path outside docs/")
+    saved = RESULTS if output in (None, DOC) else output.with_suffix(".json")
+    if args.render:
+        run = Run.from_json(json.loads(saved.read_text(encoding="utf-8")))
+    else:
+        run = measure(args.only, args.smoke, args.repeats)
+    text = page(run, PROSE.read_text(encoding="utf-8"))  # built in a smoke run too: the page is exercised
+    if output is None:
+        print(table(run.results))
+        print(f"\n{len(run.results)} cases from {len(args.only)} benchmarks in {run.duration}", file=sys.stderr)
+        return 0
+    written = [output]
+    if not args.render:
+        saved.write_text(json.dumps(run.to_json(), indent=1) + "\n", encoding="utf-8")
+        written.append(saved)
+    output.write_text(text, encoding="utf-8")
+    print(f"wrote {' and '.join(map(str, written))} ({len(run.results)} cases)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
