@@ -7,12 +7,15 @@ the operation, never a stored payload.
 
 from __future__ import annotations
 
+import logging
 from types import TracebackType
 from typing import Any
 
 from redis import exceptions as rx
 
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable, StaleFencingTokenError
+
+log = logging.getLogger(__name__)
 
 STALE_FENCE_MARK = "AIMON_STALE_FENCE"
 
@@ -32,6 +35,19 @@ def retries_of(client: Any) -> int:
     retry = getter() if callable(getter) else None
     count = getattr(retry, "get_retries", None)
     return int(count()) if callable(count) else 0
+
+
+def warn_if_retrying(client: Any) -> None:
+    """A client that re-sends commands after a lost reply re-runs non-idempotent ones: say so, once."""
+    retries = retries_of(client)
+    if retries:
+        log.warning(
+            "the Redis client for %s re-sends a command up to %d times after a connection error: a collect whose "
+            "reply was lost runs again and the entries it had removed are lost without an error, and a deliver "
+            "can be stored twice; build it with retry=Retry(NoBackoff(), 0) (clients built from a URL do not retry)",
+            endpoint_of(client),
+            retries,
+        )
 
 
 class translated:

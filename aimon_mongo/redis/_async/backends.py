@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 
 from redis.asyncio import Redis
@@ -18,11 +17,9 @@ from aimon_mongo.redis._async.records import AsyncRedisSessionRecordStore
 from aimon_mongo.redis._async.segments import AsyncRedisSessionLogSegmentStore
 from aimon_mongo.redis._async.signals import AsyncRedisSessionSignalBus
 from aimon_mongo.redis._async.tasks import AsyncRedisBackgroundTaskStore
-from aimon_mongo.redis.failures import endpoint_of, retries_of
+from aimon_mongo.redis.failures import warn_if_retrying
 from aimon_mongo.redis.keys import RedisKeyPrefixes, RedisKeys
 from aimon_mongo.validate import require_id
-
-log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 5.0
 """Seconds a client built from a URL waits for a TCP connection before reporting the server unreachable."""
@@ -57,7 +54,7 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
         elif isinstance(client, Redis):
             self._client = client
             self._owns_client = False
-            _warn_if_retrying(client)
+            warn_if_retrying(client)
         else:
             raise InvalidArgumentError(f"client must be a Redis client or a redis:// URL, got {type(client).__name__}")
         now = clock if clock is not None else system_clock
@@ -116,15 +113,3 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
         if self._owns_client:
             await self._client.aclose()
 
-
-def _warn_if_retrying(client: Redis) -> None:
-    """A client that re-sends commands after a lost reply re-runs non-idempotent ones: say so, once."""
-    retries = retries_of(client)
-    if retries:
-        log.warning(
-            "the Redis client for %s re-sends a command up to %d times after a connection error: a collect whose "
-            "reply was lost runs again and the entries it had removed are lost without an error, and a deliver "
-            "can be stored twice; build it with retry=Retry(NoBackoff(), 0) (clients built from a URL do not retry)",
-            endpoint_of(client),
-            retries,
-        )

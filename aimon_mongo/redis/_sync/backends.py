@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 
 from redis import Redis
@@ -19,11 +18,9 @@ from aimon_mongo.redis._sync.records import RedisSessionRecordStore
 from aimon_mongo.redis._sync.segments import RedisSessionLogSegmentStore
 from aimon_mongo.redis._sync.signals import RedisSessionSignalBus
 from aimon_mongo.redis._sync.tasks import RedisBackgroundTaskStore
-from aimon_mongo.redis.failures import endpoint_of, retries_of
+from aimon_mongo.redis.failures import warn_if_retrying
 from aimon_mongo.redis.keys import RedisKeyPrefixes, RedisKeys
 from aimon_mongo.validate import require_id
-
-log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 5.0
 """Seconds a client built from a URL waits for a TCP connection before reporting the server unreachable."""
@@ -58,7 +55,7 @@ class RedisSessionBackends(ClosingBundle):
         elif isinstance(client, Redis):
             self._client = client
             self._owns_client = False
-            _warn_if_retrying(client)
+            warn_if_retrying(client)
         else:
             raise InvalidArgumentError(f"client must be a Redis client or a redis:// URL, got {type(client).__name__}")
         now = clock if clock is not None else system_clock
@@ -117,15 +114,3 @@ class RedisSessionBackends(ClosingBundle):
         if self._owns_client:
             self._client.close()
 
-
-def _warn_if_retrying(client: Redis) -> None:
-    """A client that re-sends commands after a lost reply re-runs non-idempotent ones: say so, once."""
-    retries = retries_of(client)
-    if retries:
-        log.warning(
-            "the Redis client for %s re-sends a command up to %d times after a connection error: a collect whose "
-            "reply was lost runs again and the entries it had removed are lost without an error, and a deliver "
-            "can be stored twice; build it with retry=Retry(NoBackoff(), 0) (clients built from a URL do not retry)",
-            endpoint_of(client),
-            retries,
-        )

@@ -34,6 +34,7 @@ from aimon_mongo.model.vfs import BackendType, FileInfo, Usage
 from aimon_mongo.vfs._async.base import AsyncFileSystemBase, copy_stream
 from aimon_mongo.vfs._async.streams import AsyncReaderBase, AsyncWriterBase
 from aimon_mongo.vfs.guard import backend_errors
+from aimon_mongo.vfs.host_limits import DEFAULT_NAME_MAX, DEFAULT_PATH_MAX, host_limits
 from aimon_mongo.vfs.messages import (
     ESCAPE,
     IS_A_DIRECTORY,
@@ -127,19 +128,6 @@ class _LocalWriter(AsyncWriterBase):
             pass
 
 
-_DEFAULT_NAME_MAX = 255
-_DEFAULT_PATH_MAX = 4096
-
-
-def _pathconf(base: Path, name: str, default: int) -> int:
-    """A host limit of the filesystem holding ``base`` (``default`` where the platform does not say)."""
-    try:
-        value = os.pathconf(base, name)
-    except (OSError, ValueError, AttributeError):
-        return default
-    return value if value > 0 else default
-
-
 class AsyncLocalFileSystem(AsyncFileSystemBase):
     """A virtual filesystem rooted at a local directory (created at :meth:`initialize` if missing).
 
@@ -161,7 +149,7 @@ class AsyncLocalFileSystem(AsyncFileSystemBase):
         self._base = Path(os.path.realpath(os.fspath(base_path)))
         self._create = create
         self._content_hash_etag = content_hash_etag
-        self._name_max, self._path_max = _DEFAULT_NAME_MAX, _DEFAULT_PATH_MAX
+        self._name_max, self._path_max = DEFAULT_NAME_MAX, DEFAULT_PATH_MAX
 
     @property
     def working_directory(self) -> str:
@@ -178,8 +166,7 @@ class AsyncLocalFileSystem(AsyncFileSystemBase):
                 raise BackendConnectionError(
                     f"Base path is not a writable directory: {self._base}", backend_type=self.backend_type
                 )
-            self._name_max = _pathconf(self._base, "PC_NAME_MAX", _DEFAULT_NAME_MAX)
-            self._path_max = _pathconf(self._base, "PC_PATH_MAX", _DEFAULT_PATH_MAX)
+            self._name_max, self._path_max = host_limits(self._base)
 
     async def _release(self) -> None:
         return None

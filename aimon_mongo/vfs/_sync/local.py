@@ -35,6 +35,7 @@ from aimon_mongo.model.vfs import BackendType, FileInfo, Usage
 from aimon_mongo.vfs._sync.base import FileSystemBase, copy_stream
 from aimon_mongo.vfs._sync.streams import ReaderBase, WriterBase
 from aimon_mongo.vfs.guard import backend_errors
+from aimon_mongo.vfs.host_limits import DEFAULT_NAME_MAX, DEFAULT_PATH_MAX, host_limits
 from aimon_mongo.vfs.messages import (
     ESCAPE,
     IS_A_DIRECTORY,
@@ -128,19 +129,6 @@ class _LocalWriter(WriterBase):
             pass
 
 
-_DEFAULT_NAME_MAX = 255
-_DEFAULT_PATH_MAX = 4096
-
-
-def _pathconf(base: Path, name: str, default: int) -> int:
-    """A host limit of the filesystem holding ``base`` (``default`` where the platform does not say)."""
-    try:
-        value = os.pathconf(base, name)
-    except (OSError, ValueError, AttributeError):
-        return default
-    return value if value > 0 else default
-
-
 class LocalFileSystem(FileSystemBase):
     """A virtual filesystem rooted at a local directory (created at :meth:`initialize` if missing).
 
@@ -162,7 +150,7 @@ class LocalFileSystem(FileSystemBase):
         self._base = Path(os.path.realpath(os.fspath(base_path)))
         self._create = create
         self._content_hash_etag = content_hash_etag
-        self._name_max, self._path_max = _DEFAULT_NAME_MAX, _DEFAULT_PATH_MAX
+        self._name_max, self._path_max = DEFAULT_NAME_MAX, DEFAULT_PATH_MAX
 
     @property
     def working_directory(self) -> str:
@@ -179,8 +167,7 @@ class LocalFileSystem(FileSystemBase):
                 raise BackendConnectionError(
                     f"Base path is not a writable directory: {self._base}", backend_type=self.backend_type
                 )
-            self._name_max = _pathconf(self._base, "PC_NAME_MAX", _DEFAULT_NAME_MAX)
-            self._path_max = _pathconf(self._base, "PC_PATH_MAX", _DEFAULT_PATH_MAX)
+            self._name_max, self._path_max = host_limits(self._base)
 
     def _release(self) -> None:
         return None
