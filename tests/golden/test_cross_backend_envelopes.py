@@ -9,6 +9,8 @@ cannot read degrades to its ``userInput`` text on both.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -30,16 +32,50 @@ from tests.golden.envelopes import (
 )
 
 
-def _redis_raw(client: redis.Redis, root: str) -> str:
-    [(_, fields)] = client.xrange(f"{root}:aimon:inbox:{SESSION}:NEXT")  # type: ignore[misc]
-    return bytes(fields[b"p"]).decode("utf-8")
+@dataclass(frozen=True)
+class Stores:
+    """One Redis key prefix and one PostgreSQL schema of this test, with raw access to both."""
+
+    redis_url: str
+    redis_prefixes: Any
+    redis_root: str
+    redis_client: redis.Redis
+    postgres_dsn: str
+    pg_schema: str
+    pg_conn: psycopg.Connection[Any]
+
+    def on_redis(self) -> RedisSessionBackends:
+        return RedisSessionBackends(self.redis_url, "node-a", self.redis_prefixes)
+
+    def on_postgres(self) -> PostgresSessionBackends:
+        return PostgresSessionBackends(self.postgres_dsn, "node-a", schema=self.pg_schema)
+
+    @property
+    def redis_stream(self) -> str:
+        return f"{self.redis_root}:aimon:inbox:{SESSION}:NEXT"
+
+    def redis_raw(self) -> str:
+        [(_, fields)] = self.redis_client.xrange(self.redis_stream)  # type: ignore[misc]
+        return bytes(fields[b"p"]).decode("utf-8")
+
+    def postgres_raw(self) -> str:
+        table = sql.Identifier(self.pg_schema, "conversation_inbox")
+        row = self.pg_conn.execute(sql.SQL("SELECT payload::text FROM {}").format(table)).fetchone()
+        assert row is not None
+        return str(row[0])
 
 
-def _postgres_raw(conn: psycopg.Connection[Any], schema: str) -> str:
-    table = sql.Identifier(schema, "conversation_inbox")
-    row = conn.execute(sql.SQL("SELECT payload::text FROM {}").format(table)).fetchone()
-    assert row is not None
-    return str(row[0])
+@pytest.fixture
+def stores(
+    redis_url: str,
+    redis_prefixes: Any,
+    redis_root: str,
+    redis_client: redis.Redis,
+    postgres_dsn: str,
+    pg_schema: str,
+    pg_conn: psycopg.Connection[Any],
+) -> Iterator[Stores]:
+    yield Stores(redis_url, redis_prefixes, redis_root, redis_client, postgres_dsn, pg_schema, pg_conn)
 
 
 @pytest.mark.parametrize(
@@ -48,46 +84,30 @@ def _postgres_raw(conn: psycopg.Connection[Any], schema: str) -> str:
     ids=["text", "multimodal"],
 )
 def test_the_same_message_is_the_same_envelope_in_both_stores(
-    message: InboundMessage,
-    golden: str,
-    redis_url: str,
-    redis_prefixes: Any,
-    redis_root: str,
-    redis_client: redis.Redis,
-    postgres_dsn: str,
-    pg_schema: str,
-    pg_conn: psycopg.Connection[Any],
+    message: InboundMessage, golden: str, stores: Stores
 ) -> None:
-    with RedisSessionBackends(redis_url, "node-a", redis_prefixes) as on_redis:
+    with stores.on_redis() as on_redis:
         on_redis.inbox.deliver(message)
-    with PostgresSessionBackends(postgres_dsn, "node-a", schema=pg_schema) as on_postgres:
+    with stores.on_postgres() as on_postgres:
         on_postgres.inbox.deliver(message)
-    redis_text = _redis_raw(redis_client, redis_root)
-    postgres_text = _postgres_raw(pg_conn, pg_schema)
+    redis_text = stores.redis_raw()
+    postgres_text = stores.postgres_raw()
     assert redis_text == golden
     assert json.loads(postgres_text) == json.loads(redis_text)
 
 
-def test_an_unreadable_encoded_input_degrades_to_text_in_both_stores(
-    redis_url: str,
-    redis_prefixes: Any,
-    redis_root: str,
-    redis_client: redis.Redis,
-    postgres_dsn: str,
-    pg_schema: str,
-    pg_conn: psycopg.Connection[Any],
-) -> None:
-    redis_client.xadd(f"{redis_root}:aimon:inbox:{SESSION}:NEXT", {"p": UNREADABLE_ENCODED_ENVELOPE_JSON})
-    pg_conn.execute(
+def test_an_unreadable_encoded_input_degrades_to_text_in_both_stores(stores: Stores) -> None:
+    stores.redis_client.xadd(stores.redis_stream, {"p": UNREADABLE_ENCODED_ENVELOPE_JSON})
+    stores.pg_conn.execute(
         sql.SQL(
             "INSERT INTO {} (conversation_id, agent_ref, priority, payload, delivered_at) "
             "VALUES (%s, 'support-agent', 1, %s::jsonb, %s)"
-        ).format(sql.Identifier(pg_schema, "conversation_inbox")),
+        ).format(sql.Identifier(stores.pg_schema, "conversation_inbox")),
         [SESSION, UNREADABLE_ENCODED_ENVELOPE_JSON, AT],
     )
-    with RedisSessionBackends(redis_url, "node-a", redis_prefixes) as on_redis:
+    with stores.on_redis() as on_redis:
         from_redis = on_redis.inbox.collect(SESSION)
-    with PostgresSessionBackends(postgres_dsn, "node-a", schema=pg_schema) as on_postgres:
+    with stores.on_postgres() as on_postgres:
         from_postgres = on_postgres.inbox.collect(SESSION)
     expected_text = json.loads(UNREADABLE_ENCODED_ENVELOPE_JSON)["userInput"]
     for batch in (from_redis, from_postgres):
