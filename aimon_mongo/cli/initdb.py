@@ -38,7 +38,7 @@ def schema_state(cli: _context.CliContext) -> list[dict[str, Any]]:
     database = cli.session_database
     listed = {info["name"]: info.get("options", {}) for info in database.list_collections()}
     rows = []
-    for spec in session_schema(cli.backends().collection_names):
+    for spec in session_schema(cli.backends(existing=False).collection_names):
         present = {index["name"] for index in database[spec.name].list_indexes()} if spec.name in listed else set()
         rows.append(
             {
@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
             else:
                 print(path)
             return
-        ensure_schema(cli.session_database, cli.backends().collection_names)
+        ensure_schema(cli.session_database, cli.backends(existing=False).collection_names)
         rows = schema_state(cli)
         if as_json:
             cli.emit_json({"database": cli.session_db, "collections": rows})
