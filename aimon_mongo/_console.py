@@ -13,24 +13,42 @@ import sys
 from collections.abc import Sequence
 
 EXIT_INTERRUPTED = 130
+_reported: list[bool] = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``aimon-mongo`` command; returns its exit code."""
     try:
-        from aimon_mongo.cli import main as cli_main
+        try:
+            from aimon_mongo.cli import main as cli_main
 
-        code = cli_main(argv)
-    except KeyboardInterrupt:
+            code = cli_main(argv)
+        finally:
+            quiet()
+    except KeyboardInterrupt:  # also one that was pending when quiet() ran
+        interrupted()
         code = EXIT_INTERRUPTED
-        _quiet()
-        sys.stderr.write("aimon-mongo: interrupted\n")
-    _quiet()
     return code
 
 
-def _quiet() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def quiet() -> None:
+    """Ignore Ctrl-C from now on. ``signal.signal`` first runs the handler of a signal that is already
+    pending, so a Ctrl-C that arrived just before raises here: try again until the change is made."""
+    while True:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def interrupted() -> None:
+    """Ignore further Ctrl-C and say ``aimon-mongo: interrupted`` on stderr, once per process."""
+    quiet()
+    if not _reported:
+        _reported.append(True)
+        sys.stderr.write("aimon-mongo: interrupted\n")
+        sys.stderr.flush()
 
 
 def run() -> None:

@@ -59,9 +59,10 @@ def a_or_an(name: str) -> str:
 def require_instance(value: object, expected: type[T], argument: str) -> T:
     """``value`` if it is an instance of ``expected`` (e.g. an :class:`InboundMessage`)."""
     if not isinstance(value, expected):
-        raise InvalidArgumentError(
-            f"{argument} must be {a_or_an(expected.__name__)}, got {type(value).__name__}: {_shown(value)}"
-        )
+        wanted, got = expected.__name__, type(value).__name__
+        if wanted == got:  # e.g. mongomock's Database for PyMongo's: name both by module
+            wanted, got = f"{expected.__module__}.{wanted}", f"{type(value).__module__}.{got}"
+        raise InvalidArgumentError(f"{argument} must be {a_or_an(wanted)}, got {got}: {_shown(value)}")
     return value
 
 

@@ -7,7 +7,6 @@ console script.
 
 from __future__ import annotations
 
-import signal
 import sys
 from typing import Any
 
@@ -80,8 +79,9 @@ def failure_line(exc: BaseException) -> str | None:
 def interrupted(ctx: Any) -> None:
     """Ctrl-C: say so in one line and close what the command opened, ignoring a second Ctrl-C meanwhile
     (else it lands in the interpreter's exit handlers, which print a traceback of their own)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    report("interrupted", prefix="aimon-mongo: ")
+    from aimon_mongo._console import interrupted as say_interrupted
+
+    say_interrupted()
     if ctx is not None:
         ctx.close()  # runs the context's close callbacks now, while SIGINT is ignored
     else:
@@ -91,11 +91,11 @@ def interrupted(ctx: Any) -> None:
             _context.current.close()
 
 
-def report(message: str, prefix: str = "aimon-mongo: error: ") -> None:
+def report(message: str) -> None:
     """Write ``aimon-mongo: error: <first line>`` to stderr."""
     text = message.strip()
     first = text.splitlines()[0] if text else "failed"
-    sys.stderr.write(f"{prefix}{first}\n")
+    sys.stderr.write(f"aimon-mongo: error: {first}\n")
     sys.stderr.flush()
 
 

@@ -64,7 +64,7 @@ def ls(
         return
     if not infos:
         where = "the root" if target == paths.ROOT else target
-        cli.err.print(cell(f"{where} of {fs.working_directory} is an empty directory", "dim"), soft_wrap=True)
+        cli.err.print(cell(f"{where} is an empty directory ({fs.working_directory})", "dim"), soft_wrap=True)
         return
     if not long:
         for info in infos:
