@@ -22,7 +22,7 @@ DATABASE = "aimon_quickstart"  # the name the blocks use
 def test_quickstart_has_a_sync_and_an_async_block() -> None:
     assert len(BLOCKS) >= 2
     assert any("asyncio.run(" in block for block in BLOCKS)
-    assert any("MongoSessionBackends(" in block and "asyncio" not in block for block in BLOCKS)
+    assert any("MongoSessionBackends.from_uri(" in block and "asyncio" not in block for block in BLOCKS)
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
