@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
@@ -55,20 +55,26 @@ def aimon_memory_vfs() -> Iterator[MemoryFileSystem]:
         yield fs
 
 
-@pytest.fixture(scope="session")
-def aimon_mongo_uri() -> Iterator[str]:
-    """A MongoDB stand-in for the whole test session; a failure to start it fails the test, saying why."""
+def serve_standin(kind: Literal["mongoeco", "secantus"] = "mongoeco") -> Iterator[str]:
+    """Yield the URI of a stand-in started for the duration of the generator (a fixture's body); a failure
+    to start it fails the test, saying why (what to install), instead of skipping anything."""
     from aimon_mongo.standin import StandinError, StandinServer
 
-    server = StandinServer()
+    server = StandinServer(kind)
     try:
         uri = server.start()
     except StandinError as exc:
-        pytest.fail(f"aimon-mongo's MongoDB stand-in could not start: {exc}", pytrace=False)
+        pytest.fail(f"MongoDB stand-in unavailable: {exc}", pytrace=False)
     try:
         yield uri
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def aimon_mongo_uri() -> Iterator[str]:
+    """A MongoDB stand-in for the whole test session."""
+    yield from serve_standin()
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ the check, once. Reads never create anything and are not guarded.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any, cast
 
 from pymongo.asynchronous.collection import AsyncCollection
@@ -118,7 +119,7 @@ class _GuardedDatabase(AsyncDatabase[Any]):
 
 
 class _GuardedCollection(AsyncCollection[Any]):
-    """A collection whose writes that can create it implicitly run the bundle's schema check first."""
+    """A collection whose writes that can create it implicitly (:data:`WRITES`) run the schema check first."""
 
     async def _before_write(self) -> None:
         await cast(_GuardedDatabase, self.database).aimon_schema_check.before_write()
@@ -130,34 +131,28 @@ class _GuardedCollection(AsyncCollection[Any]):
             plain.read_concern,
         )  # fmt: skip
 
-    async def insert_one(self, *args: Any, **kwargs: Any) -> Any:
-        await self._before_write()
-        return await super().insert_one(*args, **kwargs)
 
-    async def insert_many(self, *args: Any, **kwargs: Any) -> Any:
-        await self._before_write()
-        return await super().insert_many(*args, **kwargs)
+WRITES = (
+    "insert_one",
+    "insert_many",
+    "replace_one",
+    "update_one",
+    "update_many",
+    "find_one_and_replace",
+    "find_one_and_update",
+    "bulk_write",
+)
+"""The collection methods that can create a collection implicitly (an insert, or an upsert)."""
 
-    async def replace_one(self, *args: Any, **kwargs: Any) -> Any:
-        await self._before_write()
-        return await super().replace_one(*args, **kwargs)
 
-    async def update_one(self, *args: Any, **kwargs: Any) -> Any:
+def _guarded(name: str) -> Callable[..., Any]:
+    async def write(self: _GuardedCollection, *args: Any, **kwargs: Any) -> Any:
         await self._before_write()
-        return await super().update_one(*args, **kwargs)
+        return await getattr(super(_GuardedCollection, self), name)(*args, **kwargs)
 
-    async def update_many(self, *args: Any, **kwargs: Any) -> Any:
-        await self._before_write()
-        return await super().update_many(*args, **kwargs)
+    write.__name__ = write.__qualname__ = name
+    return write
 
-    async def find_one_and_replace(self, *args: Any, **kwargs: Any) -> Any:
-        await self._before_write()
-        return await super().find_one_and_replace(*args, **kwargs)
 
-    async def find_one_and_update(self, *args: Any, **kwargs: Any) -> Any:
-        await self._before_write()
-        return await super().find_one_and_update(*args, **kwargs)
-
-    async def bulk_write(self, *args: Any, **kwargs: Any) -> Any:
-        await self._before_write()
-        return await super().bulk_write(*args, **kwargs)
+for _name in WRITES:
+    setattr(_GuardedCollection, _name, _guarded(_name))

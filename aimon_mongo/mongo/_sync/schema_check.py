@@ -9,6 +9,7 @@ the check, once. Reads never create anything and are not guarded.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any, cast
 
 from pymongo.synchronous.collection import Collection
@@ -119,7 +120,7 @@ class _GuardedDatabase(Database[Any]):
 
 
 class _GuardedCollection(Collection[Any]):
-    """A collection whose writes that can create it implicitly run the bundle's schema check first."""
+    """A collection whose writes that can create it implicitly (:data:`WRITES`) run the schema check first."""
 
     def _before_write(self) -> None:
         cast(_GuardedDatabase, self.database).aimon_schema_check.before_write()
@@ -131,34 +132,28 @@ class _GuardedCollection(Collection[Any]):
             plain.read_concern,
         )  # fmt: skip
 
-    def insert_one(self, *args: Any, **kwargs: Any) -> Any:
-        self._before_write()
-        return super().insert_one(*args, **kwargs)
 
-    def insert_many(self, *args: Any, **kwargs: Any) -> Any:
-        self._before_write()
-        return super().insert_many(*args, **kwargs)
+WRITES = (
+    "insert_one",
+    "insert_many",
+    "replace_one",
+    "update_one",
+    "update_many",
+    "find_one_and_replace",
+    "find_one_and_update",
+    "bulk_write",
+)
+"""The collection methods that can create a collection implicitly (an insert, or an upsert)."""
 
-    def replace_one(self, *args: Any, **kwargs: Any) -> Any:
-        self._before_write()
-        return super().replace_one(*args, **kwargs)
 
-    def update_one(self, *args: Any, **kwargs: Any) -> Any:
+def _guarded(name: str) -> Callable[..., Any]:
+    def write(self: _GuardedCollection, *args: Any, **kwargs: Any) -> Any:
         self._before_write()
-        return super().update_one(*args, **kwargs)
+        return getattr(super(_GuardedCollection, self), name)(*args, **kwargs)
 
-    def update_many(self, *args: Any, **kwargs: Any) -> Any:
-        self._before_write()
-        return super().update_many(*args, **kwargs)
+    write.__name__ = write.__qualname__ = name
+    return write
 
-    def find_one_and_replace(self, *args: Any, **kwargs: Any) -> Any:
-        self._before_write()
-        return super().find_one_and_replace(*args, **kwargs)
 
-    def find_one_and_update(self, *args: Any, **kwargs: Any) -> Any:
-        self._before_write()
-        return super().find_one_and_update(*args, **kwargs)
-
-    def bulk_write(self, *args: Any, **kwargs: Any) -> Any:
-        self._before_write()
-        return super().bulk_write(*args, **kwargs)
+for _name in WRITES:
+    setattr(_GuardedCollection, _name, _guarded(_name))
