@@ -58,7 +58,8 @@ class AsyncMemoryCheckpointDriver:
         metadata: Sequence[tuple[str, Scalar]],
         limit: int | None,
     ) -> AsyncIterator[CheckpointRecord]:
-        for record in self.store.list_checkpoints(thread_id, checkpoint_ns, checkpoint_id, before_id, metadata, limit):
+        records = self.store.list_checkpoints(thread_id, checkpoint_ns, checkpoint_id, before_id, metadata, limit)
+        for record in records:
             yield record
 
     async def find_values(
