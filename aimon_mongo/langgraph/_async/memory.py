@@ -59,8 +59,8 @@ class AsyncMemoryCheckpointDriver:
         limit: int | None,
     ) -> AsyncIterator[CheckpointRecord]:
         records = self.store.list_checkpoints(thread_id, checkpoint_ns, checkpoint_id, before_id, metadata, limit)
-        for record in records:
-            yield record
+        for record in records:  # sync: yield from records
+            yield record  # sync: drop
 
     async def find_values(
         self, thread_id: str, checkpoint_ns: str, keys: Sequence[str]

@@ -14,8 +14,8 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from aimon_mongo.langgraph.records import (
-    CheckpointRecord,
     ChannelValue,
+    CheckpointRecord,
     PendingWriteRecord,
     Relocation,
     Scalar,

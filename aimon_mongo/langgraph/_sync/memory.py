@@ -59,8 +59,8 @@ class MemoryCheckpointDriver:
         metadata: Sequence[tuple[str, Scalar]],
         limit: int | None,
     ) -> Iterator[CheckpointRecord]:
-        for record in self.store.list_checkpoints(thread_id, checkpoint_ns, checkpoint_id, before_id, metadata, limit):
-            yield record
+        records = self.store.list_checkpoints(thread_id, checkpoint_ns, checkpoint_id, before_id, metadata, limit)
+        yield from records
 
     def find_values(
         self, thread_id: str, checkpoint_ns: str, keys: Sequence[str]
