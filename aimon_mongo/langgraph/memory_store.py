@@ -261,10 +261,10 @@ class CheckpointMemoryStore:
                     self._threads[thread_id] = _Thread(fence=state.fence)
 
     def _drop_thread(self, thread_id: str, keep: set[Any] | None = None) -> None:
-        for key in [k for k in self._checkpoints if k[0] == thread_id]:
-            del self._checkpoints[key]
-        for key in [k for k in self._orphan_writes if k[0] == thread_id]:
-            del self._orphan_writes[key]
+        for chain_key in [k for k in self._checkpoints if k[0] == thread_id]:
+            del self._checkpoints[chain_key]
+        for writes_key in [k for k in self._orphan_writes if k[0] == thread_id]:
+            del self._orphan_writes[writes_key]
         for file_id in [f for f, (thread, _) in self._files.items() if thread == thread_id and f not in (keep or ())]:
             del self._files[file_id]
 

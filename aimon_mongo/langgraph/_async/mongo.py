@@ -61,6 +61,7 @@ _CHUNK_BATCH_BYTES = 8 * 1024 * 1024
 _STALE_SWEEP = timedelta(minutes=10)
 _TRANSACTION_ATTEMPTS = 8
 _ID = n.F_ID
+_Body = Callable[[AsyncClientSession | None], Awaitable[None]]  # sync: _Body = Callable[[ClientSession | None], None]
 
 
 def _live(thread_filter: dict[str, Any]) -> dict[str, Any]:
@@ -90,7 +91,7 @@ class AsyncMongoCheckpointDriver:
 
     # --- fenced and retention-aware writes --------------------------------------------------------
 
-    async def _transaction(self, thread_id: str, body: Callable[[AsyncClientSession], Awaitable[None]]) -> None:
+    async def _transaction(self, thread_id: str, body: _Body) -> None:
         """Run ``body`` in a transaction, retrying on transient conflicts (a claim racing the write)."""
         for attempt in range(_TRANSACTION_ATTEMPTS):
             try:
@@ -113,9 +114,9 @@ class AsyncMongoCheckpointDriver:
         token: int,
         touch: Touch | None,
         keep: set[Any],
-        write: Callable[[AsyncClientSession], Awaitable[None]],
+        write: _Body,
     ) -> None:
-        async def body(session: AsyncClientSession) -> None:
+        async def body(session: AsyncClientSession | None) -> None:
             result = await self.threads_collection.update_one(
                 {_ID: thread_id, n.LG_F_FENCING_TOKEN: {"$lte": Int64(token)}},
                 {"$inc": {n.LG_F_WRITE_SEQ: Int64(1)}},
@@ -233,7 +234,7 @@ class AsyncMongoCheckpointDriver:
             await write(None)
 
     async def raise_fence(self, thread_id: str, token: int) -> None:
-        async def body(session: AsyncClientSession) -> None:
+        async def body(session: AsyncClientSession | None) -> None:
             await self.threads_collection.update_one(
                 {_ID: thread_id}, {"$max": {n.LG_F_FENCING_TOKEN: Int64(token)}}, upsert=True, session=session
             )

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -403,11 +403,9 @@ class AsyncCheckpointSaverBase(BaseCheckpointSaver[str]):
 
     async def _tuple(self, record: CheckpointRecord, values: dict[str, Any], metadata: Any = None) -> CheckpointTuple:
         skeleton = self.serde.loads_typed(_pair(record.checkpoint))
-        checkpoint: Checkpoint = {
-            **skeleton,
-            "channel_values": values,
-            "channel_versions": dict(record.channel_versions),
-        }
+        checkpoint = cast(
+            Checkpoint, {**skeleton, "channel_values": values, "channel_versions": dict(record.channel_versions)}
+        )
         writes = []
         for write in sort_writes(record.writes):
             pair = (
@@ -444,7 +442,7 @@ class AsyncCheckpointSaverBase(BaseCheckpointSaver[str]):
             raise InvalidArgumentError(f"checkpoint must be a dict, got {type(checkpoint).__name__}")
         checkpoint_id = require_id(checkpoint.get("id"), "checkpoint id")
         fence = self._fence_for(thread_id)
-        skeleton = dict(checkpoint)
+        skeleton: dict[str, Any] = dict(checkpoint)
         channel_values: dict[str, Any] = skeleton.pop("channel_values", None) or {}
         versions = dict(skeleton.pop("channel_versions", None) or {})
         for channel, version in new_versions.items():
@@ -726,7 +724,7 @@ class AsyncCheckpointSaverBase(BaseCheckpointSaver[str]):
             _optional_id(conf.get("checkpoint_id"), "checkpoint_id"),
         )
 
-    def get_next_version(self, current: str | None, channel: None = None) -> str:  # type: ignore[override]
+    def get_next_version(self, current: str | None, channel: None = None) -> str:
         """``"<32-digit counter>.<16-digit random>"``: increasing, and unique across forks."""
         return next_version(current)
 

@@ -62,6 +62,7 @@ _CHUNK_BATCH_BYTES = 8 * 1024 * 1024
 _STALE_SWEEP = timedelta(minutes=10)
 _TRANSACTION_ATTEMPTS = 8
 _ID = n.F_ID
+_Body = Callable[[ClientSession | None], None]
 
 
 def _live(thread_filter: dict[str, Any]) -> dict[str, Any]:
@@ -91,7 +92,7 @@ class MongoCheckpointDriver:
 
     # --- fenced and retention-aware writes --------------------------------------------------------
 
-    def _transaction(self, thread_id: str, body: Callable[[ClientSession], Awaitable[None]]) -> None:
+    def _transaction(self, thread_id: str, body: _Body) -> None:
         """Run ``body`` in a transaction, retrying on transient conflicts (a claim racing the write)."""
         for attempt in range(_TRANSACTION_ATTEMPTS):
             try:
@@ -114,9 +115,9 @@ class MongoCheckpointDriver:
         token: int,
         touch: Touch | None,
         keep: set[Any],
-        write: Callable[[ClientSession], Awaitable[None]],
+        write: _Body,
     ) -> None:
-        def body(session: ClientSession) -> None:
+        def body(session: ClientSession | None) -> None:
             result = self.threads_collection.update_one(
                 {_ID: thread_id, n.LG_F_FENCING_TOKEN: {"$lte": Int64(token)}},
                 {"$inc": {n.LG_F_WRITE_SEQ: Int64(1)}},
@@ -234,7 +235,7 @@ class MongoCheckpointDriver:
             write(None)
 
     def raise_fence(self, thread_id: str, token: int) -> None:
-        def body(session: ClientSession) -> None:
+        def body(session: ClientSession | None) -> None:
             self.threads_collection.update_one(
                 {_ID: thread_id}, {"$max": {n.LG_F_FENCING_TOKEN: Int64(token)}}, upsert=True, session=session
             )
