@@ -15,6 +15,7 @@ server without them the claim itself is refused.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -60,7 +61,7 @@ from aimon_mongo.validate import require_id, require_instance
 
 _CHUNK_BATCH_BYTES = 8 * 1024 * 1024
 _STALE_SWEEP = timedelta(minutes=10)
-_TRANSACTION_ATTEMPTS = 8
+_TRANSACTION_DEADLINE = 20.0  # seconds of retrying a transaction that conflicts (a claim racing a write)
 _ID = n.F_ID
 _Body = Callable[[ClientSession | None], None]
 
@@ -94,7 +95,9 @@ class MongoCheckpointDriver:
 
     def _transaction(self, thread_id: str, body: _Body) -> None:
         """Run ``body`` in a transaction, retrying on transient conflicts (a claim racing the write)."""
-        for attempt in range(_TRANSACTION_ATTEMPTS):
+        deadline = time.monotonic() + _TRANSACTION_DEADLINE
+        delay = 0.005
+        while True:
             try:
                 with self._client.start_session() as session:
                     with session.start_transaction():
@@ -106,8 +109,10 @@ class MongoCheckpointDriver:
                         "fenced writes need MongoDB transactions (a replica set or a sharded cluster)"
                     ) from exc
                 transient = exc.has_error_label("TransientTransactionError") or exc.code == 112
-                if (not transient and "conflict" not in str(exc).lower()) or attempt == _TRANSACTION_ATTEMPTS - 1:
+                if (not transient and "conflict" not in str(exc).lower()) or time.monotonic() > deadline:
                     raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.25)
 
     def _fenced(
         self,
