@@ -139,3 +139,4 @@ class AsyncAimonMemoryCheckpointSaver(AsyncCheckpointSaverBase):
         if leases is None:
             leases = AsyncMemorySessionBackends("langgraph", MemoryStorage(self.store.clock)).leases
         super().__init__(AsyncMemoryCheckpointDriver(self.store), leases=leases, **options)
+        self._elapsed = lambda: self.store.clock().timestamp()  # the store's clock decides, as on a server

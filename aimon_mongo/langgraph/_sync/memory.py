@@ -139,3 +139,4 @@ class AimonMemoryCheckpointSaver(CheckpointSaverBase):
         if leases is None:
             leases = MemorySessionBackends("langgraph", MemoryStorage(self.store.clock)).leases
         super().__init__(MemoryCheckpointDriver(self.store), leases=leases, **options)
+        self._elapsed = lambda: self.store.clock().timestamp()  # the store's clock decides, as on a server

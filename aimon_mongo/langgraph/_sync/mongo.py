@@ -63,6 +63,10 @@ _CHUNK_BATCH_BYTES = 8 * 1024 * 1024
 _STALE_SWEEP = timedelta(minutes=10)
 _TRANSACTION_DEADLINE = 20.0  # seconds of retrying a transaction that conflicts (a claim racing a write)
 _ID = n.F_ID
+# Always modifies the thread document (so a racing claim conflicts); $toLong keeps it int64 on every server.
+_NEXT_WRITE_SEQ = {
+    "$set": {n.LG_F_WRITE_SEQ: {"$toLong": {"$add": [{"$ifNull": ["$" + n.LG_F_WRITE_SEQ, Int64(0)]}, Int64(1)]}}}
+}
 _Body = Callable[[ClientSession | None], None]
 
 
@@ -125,7 +129,7 @@ class MongoCheckpointDriver:
         def body(session: ClientSession | None) -> None:
             result = self.threads_collection.update_one(
                 {_ID: thread_id, n.LG_F_FENCING_TOKEN: {"$lte": Int64(token)}},
-                {"$inc": {n.LG_F_WRITE_SEQ: Int64(1)}},
+                [_NEXT_WRITE_SEQ],
                 session=session,
             )
             if result.matched_count == 0:
@@ -169,7 +173,7 @@ class MongoCheckpointDriver:
                 n.LG_F_SWEEPING: {"$exists": False},
                 "$or": [
                     {n.LG_F_EXPIRED_AT: {"$exists": True}},
-                    {"$expr": {"$lte": ["$" + n.LG_F_EXPIRES_AT, NOW]}},
+                    {n.LG_F_EXPIRES_AT: {"$exists": True}, "$expr": {"$lte": ["$" + n.LG_F_EXPIRES_AT, NOW]}},
                 ],
             },
             [{"$set": {n.LG_F_SWEEPING: NOW}}],
@@ -503,8 +507,15 @@ class MongoCheckpointDriver:
                     {
                         n.LG_F_EXPIRED_AT: {"$exists": False},
                         "$or": [
-                            {n.LG_F_SWEEPING: {"$exists": False}, "$expr": {"$lte": ["$" + n.LG_F_EXPIRES_AT, NOW]}},
-                            {"$expr": {"$lte": ["$" + n.LG_F_SWEEPING, {"$subtract": [NOW, Int64(stale)]}]}},
+                            {
+                                n.LG_F_SWEEPING: {"$exists": False},
+                                n.LG_F_EXPIRES_AT: {"$exists": True},
+                                "$expr": {"$lte": ["$" + n.LG_F_EXPIRES_AT, NOW]},
+                            },
+                            {
+                                n.LG_F_SWEEPING: {"$exists": True},
+                                "$expr": {"$lte": ["$" + n.LG_F_SWEEPING, {"$add": [NOW, Int64(-stale)]}]},
+                            },
                         ],
                     },
                     [{"$set": {n.LG_F_SWEEPING: NOW}}],

@@ -22,7 +22,7 @@ import copy
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, Self, cast
@@ -169,6 +169,7 @@ class CheckpointSaverBase(BaseCheckpointSaver[str]):
         self.inline_budget = _non_negative(inline_budget, "inline_budget")
         self._cache = _ValueCache(_non_negative(value_cache_bytes, "value_cache_bytes"))
         self._touched: dict[str, float] = {}
+        self._elapsed: Callable[[], float] = time.monotonic  # when this saver last refreshed a thread
         self._owner: WriteOwnership | None = None
 
     # --- write ownership -----------------------------------------------------------------------------
@@ -253,7 +254,7 @@ class CheckpointSaverBase(BaseCheckpointSaver[str]):
             return None
         if not fenced:
             last = self._touched.get(thread_id)
-            if last is not None and time.monotonic() - last < self.ttl.total_seconds() / 10:
+            if last is not None and self._elapsed() - last < self.ttl.total_seconds() / 10:
                 return None
         return Touch(self.ttl, continuation)
 
@@ -261,7 +262,7 @@ class CheckpointSaverBase(BaseCheckpointSaver[str]):
         if self.ttl is not None:
             if len(self._touched) > 10_000:
                 self._touched.clear()
-            self._touched[thread_id] = time.monotonic()
+            self._touched[thread_id] = self._elapsed()
 
     def sweep_expired(self, limit: int = 1000) -> builtins.list[str]:
         """Delete (whole) every thread whose retention expired on the store's clock, up to ``limit``
