@@ -34,7 +34,9 @@ def test_checkpoint_thread_and_value_file_documents(mongo_db: Database[dict[str,
     cp: dict[str, Any] = dict(empty_checkpoint())
     cp.update(id="cp-1", channel_values={"small": 1, "big": "b" * 64}, channel_versions={"small": 1, "big": "2.5"})
     config = {"configurable": {"thread_id": "thread-1", "checkpoint_ns": ""}}
-    stored = writer.put(config, cp, {"source": "input", "step": -1, "run_id": "run-1", "flag": True}, {"small": 1, "big": "2.5"})
+    stored = writer.put(
+        config, cp, {"source": "input", "step": -1, "run_id": "run-1", "flag": True}, {"small": 1, "big": "2.5"}
+    )
     writer.put_writes(stored, [("messages", "hi")], "task-a", "")
     doc = mongo_db["langgraph_checkpoints"].find_one({"checkpoint_id": "cp-1"})
     assert doc is not None

@@ -44,7 +44,9 @@ class Chain:
         new_versions = {}
         for channel, value in changes.items():
             self.values[channel] = value
-            self.versions[channel] = new_versions[channel] = self.saver.get_next_version(self.versions.get(channel), None)
+            self.versions[channel] = new_versions[channel] = self.saver.get_next_version(
+                self.versions.get(channel), None
+            )
         cp = dict(empty_checkpoint())
         cp.update(channel_values=dict(self.values), channel_versions=dict(self.versions))
         self.step += 1
@@ -67,7 +69,10 @@ async def test_unchanged_channels_are_not_written_again(make_async_saver: Callab
     await chain.aput(big="x" * 10_000, counter=0)
     for i in range(1, 4):
         await chain.aput(counter=i)
-    records = [await saver.astored_record(conf(chain.thread, t.checkpoint["id"])) async for t in saver.alist(conf(chain.thread))]
+    records = [
+        await saver.astored_record(conf(chain.thread, t.checkpoint["id"]))
+        async for t in saver.alist(conf(chain.thread))
+    ]
     written = sorted(v.channel for r in records for v in r.values)
     assert written == ["big", "counter", "counter", "counter", "counter"]  # "big" once, in the first checkpoint
     fresh = make_async_saver(value_cache_bytes=0)  # another node, nothing cached
