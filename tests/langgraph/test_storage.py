@@ -226,10 +226,10 @@ async def test_claim_racing_a_fenced_write(changestream_uri: str) -> None:
     try:
         await ensure_schema_async(client[name])
         saver = AsyncAimonCheckpointSaver(client[name], node_id="a")
+        driver = saver._driver
         for _ in range(2):
             thread = str(uuid4())
             owner = await saver.aclaim_write_ownership(thread)
-            driver = saver._driver
             token = owner.write_ownership.fencing_token
             order: list[str] = []
             racing: list[asyncio.Future[None]] = []
