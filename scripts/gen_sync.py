@@ -63,7 +63,7 @@ PACKAGE_RULES: dict[str, list[tuple[str, str]]] = {
         (
             r"\ba(get_tuple|list|put_writes|put|delete_thread|delete_for_runs|copy_thread|prune|get"
             r"|claim_write_ownership|check_write_ownership|extend_write_ownership|release_write_ownership"
-            r"|sweep_expired|threads|find_checkpoint|stored_record)\b",
+            r"|sweep_expired|threads|find_checkpoint|stored_record|history)\b",
             r"\1",
         ),
     ],

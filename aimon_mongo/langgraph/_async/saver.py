@@ -706,15 +706,22 @@ class AsyncCheckpointSaverBase(BaseCheckpointSaver[str]):
         """Threads with stored checkpoints, most recently written first (for browsing)."""
         return await self._driver.threads(limit)
 
-    async def afind_checkpoint(self, checkpoint_id: str, thread_id: str | None = None) -> CheckpointTuple | None:
-        """A checkpoint by id alone (any thread and namespace), for browsing."""
-        record = await self._driver.find_checkpoint(
+    async def afind_checkpoint(self, checkpoint_id: str, thread_id: str | None = None) -> CheckpointRecord | None:
+        """The stored record of a checkpoint found by id alone (any thread and namespace unless
+        ``thread_id`` is given), without decoding it (browsing)."""
+        return await self._driver.find_checkpoint(
             require_id(checkpoint_id, "checkpoint_id"), _optional_id(thread_id, "thread_id")
         )
-        if record is None:
-            return None
-        values = await self._resolve([record])
-        return await self._tuple(record, values[0])
+
+    async def ahistory(
+        self, thread_id: str, checkpoint_ns: str | None = None, limit: int | None = None
+    ) -> builtins.list[CheckpointRecord]:
+        """The stored records of a thread's checkpoints, newest first, without decoding them (browsing)."""
+        thread_id = require_id(thread_id, "thread_id")
+        ns = None if checkpoint_ns is None else _namespace(checkpoint_ns)
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise InvalidArgumentError(f"limit must be a positive int, got {limit!r}")
+        return [r async for r in self._driver.list_checkpoints(thread_id, ns, None, None, (), limit)]
 
     async def astored_record(self, config: RunnableConfig) -> CheckpointRecord | None:
         """The stored record of a checkpoint (sizes, large-value ids) without decoding it."""
