@@ -50,7 +50,7 @@ def test_python_schema() -> None:
         ("session_fences", None, []),
         ("langgraph_checkpoints", None, [
             ("by_thread_ns_checkpoint", [("thread_id", 1), ("checkpoint_ns", 1), ("checkpoint_id", -1)], True, None, None),  # noqa: E501
-            ("by_thread_ns_value_key", [("thread_id", 1), ("checkpoint_ns", 1), ("values.key", 1)], False, None, None),  # noqa: E501
+            ("by_thread_ns_value_key", [("thread_id", 1), ("checkpoint_ns", 1), ("values.key", 1)], False, None, None),
             ("by_run_id", [("run_id", 1)], False, None, {"run_id": {"$exists": True}}),
         ]),
         ("langgraph_threads", None, [
