@@ -33,21 +33,11 @@ from aimon_mongo.langgraph.records import (
     StoredValue,
     Version,
 )
-
-NOW = "$$NOW"
-
-
-def literal(value: Any) -> dict[str, Any]:
-    """A pipeline constant (never read as a field path, variable or operator)."""
-    return {"$literal": value}
-
-
-def now_plus(span: timedelta) -> dict[str, Any]:
-    """Server time + ``span`` (milliseconds)."""
-    return {"$add": [NOW, Int64(span_ms(span))]}
+from aimon_mongo.mongo.documents import literal
 
 
 def span_ms(span: timedelta) -> int:
+    """A retention span in milliseconds (at least 1)."""
     return max(1, int(span.total_seconds() * 1000))
 
 

@@ -42,6 +42,19 @@ class FakeClock:
         self.now += span
 
 
+def _memory_savers(cls: type[Any]) -> Callable[..., Any]:
+    """Memory savers of ``cls`` sharing one store and one lease store (like nodes sharing a database)."""
+    store = CheckpointMemoryStore()
+    shared: dict[str, Any] = {}
+
+    def make(**options: Any) -> Any:
+        saver = cls(store, leases=shared.get("leases"), **options)
+        shared.setdefault("leases", saver._leases)
+        return saver
+
+    return make
+
+
 @pytest.fixture(params=["memory", "mongo"])
 def saver_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -50,15 +63,7 @@ def saver_kind(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 async def make_async_saver(saver_kind: str, request: pytest.FixtureRequest) -> AsyncIterator[Callable[..., Any]]:
     if saver_kind == "memory":
-        store = CheckpointMemoryStore()
-        shared: dict[str, Any] = {}
-
-        def memory(**options: Any) -> AsyncAimonMemoryCheckpointSaver:
-            saver = AsyncAimonMemoryCheckpointSaver(store, leases=shared.get("leases"), **options)
-            shared.setdefault("leases", saver._leases)
-            return saver
-
-        yield memory
+        yield _memory_savers(AsyncAimonMemoryCheckpointSaver)
         return
     uri = request.getfixturevalue("mongo_uri")
     client: AsyncMongoClient[dict[str, Any]] = AsyncMongoClient(uri, **CLIENT_OPTIONS)
@@ -72,15 +77,7 @@ async def make_async_saver(saver_kind: str, request: pytest.FixtureRequest) -> A
 @pytest.fixture
 def make_sync_saver(saver_kind: str, request: pytest.FixtureRequest) -> Iterator[Callable[..., Any]]:
     if saver_kind == "memory":
-        store = CheckpointMemoryStore()
-        shared: dict[str, Any] = {}
-
-        def memory(**options: Any) -> AimonMemoryCheckpointSaver:
-            saver = AimonMemoryCheckpointSaver(store, leases=shared.get("leases"), **options)
-            shared.setdefault("leases", saver._leases)
-            return saver
-
-        yield memory
+        yield _memory_savers(AimonMemoryCheckpointSaver)
         return
     uri = request.getfixturevalue("mongo_uri")
     client: MongoClient[dict[str, Any]] = MongoClient(uri, **CLIENT_OPTIONS)

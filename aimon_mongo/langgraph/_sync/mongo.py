@@ -34,14 +34,11 @@ from aimon_mongo.errors import CheckpointStoreError, StaleWriteOwnerError, Threa
 from aimon_mongo.langgraph._sync.driver import Touch
 from aimon_mongo.langgraph._sync.saver import CheckpointSaverBase
 from aimon_mongo.langgraph.documents import (
-    NOW,
     STORED,
     checkpoint_document,
     checkpoint_fields,
     identity,
-    literal,
     merge_writes_pipeline,
-    now_plus,
     record_from_document,
     span_ms,
     value_document,
@@ -56,6 +53,7 @@ from aimon_mongo.langgraph.records import (
     ThreadInfo,
 )
 from aimon_mongo.mongo._sync.backends import MongoSessionBackends
+from aimon_mongo.mongo.documents import NOW, literal, now_plus
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.validate import require_id, require_instance
 
