@@ -6,7 +6,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from aimon_mongo.cli import demo, inbox, initdb, schema, sessions, snapshots, vfs
+    from aimon_mongo.cli import demo, inbox, initdb, langgraph, schema, sessions, snapshots, vfs
 
     demo.register(app)
     vfs.register(app)
@@ -15,3 +15,4 @@ def register(app: typer.Typer) -> None:
     sessions.register(app)
     initdb.register(app)
     schema.register(app)
+    langgraph.register(app)
