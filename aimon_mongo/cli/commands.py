@@ -12,7 +12,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from aimon_mongo.cli import demo, inbox, initdb, sessions, snapshots, vfs
+    from aimon_mongo.cli import demo, inbox, initdb, langgraph, sessions, snapshots, vfs
 
     demo.register(app)
     vfs.register(app)
@@ -26,6 +26,7 @@ def register(app: typer.Typer) -> None:
         "aimon_mongo.schema_gate.cli",
         "Persisted-schema gate: check | baseline | record | update | review | generate | finalize.",
     )
+    langgraph.register(app)
     _delegate(
         app, "standin", "aimon_mongo.standin.cli", "Local MongoDB stand-in: serve [--port P] [--data DIR] | setup."
     )

@@ -41,8 +41,11 @@ READ_ONLY = [
     ["leases", "show", "c-1"],
     ["leases", "list"],
     ["tasks", "list"],
+    ["langgraph", "threads"],
+    ["langgraph", "history", "t-1"],
+    ["langgraph", "show", "cp-1"],
 ]
-SESSION_READS = [c for c in READ_ONLY if c[0] in ("inbox", "quarantine", "leases", "tasks")]
+SESSION_READS = [c for c in READ_ONLY if c[0] in ("inbox", "quarantine", "leases", "tasks", "langgraph")]
 VFS_READS = [c for c in READ_ONLY if c[0] in ("vfs", "snapshots")]
 
 

@@ -23,6 +23,10 @@ SCHEMA = {
     "session_records": [],
     "session_log_segments": ["by_session"],
     "session_fences": [],
+    "langgraph_checkpoints": ["by_thread_ns_checkpoint", "by_thread_ns_value_key", "by_run_id"],
+    "langgraph_threads": ["by_expires_at", "ttl_purge_at"],
+    "langgraph_values.files": ["by_thread"],
+    "langgraph_values.chunks": ["files_id_1_n_1"],
 }
 
 
