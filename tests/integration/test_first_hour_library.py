@@ -207,7 +207,9 @@ def test_mongomock_is_refused_in_one_line_naming_both_types() -> None:
 def test_packaged_init_js_is_the_repository_script() -> None:
     from aimon_mongo.cli.initdb import init_js_path
 
-    assert init_js_path().read_bytes() == (ROOT / "db" / "mongodb" / "init.js").read_bytes()
+    assert init_js_path().read_bytes() == (ROOT / "db" / "mongodb" / "init.js").read_bytes(), (
+        "the packaged copy is stale: cp db/mongodb/init.js aimon_mongo/mongo/init.js"
+    )
     assert init_js_path().is_relative_to(ROOT / "aimon_mongo")
 
 
