@@ -202,10 +202,15 @@ def test_ctrl_c_at_any_moment_of_a_get_is_one_line(
     env = {k: v for k, v in os.environ.items() if k not in ("MONGODB_URI", "COLUMNS")}
     env.update(AIMON_MONGODB_URI=mongo_uri)
     command = [sys.executable, "-m", "aimon_mongo", "--db", mongo_db_name, "vfs", "get", "-f", "big.bin", "out.bin"]
-    started = time.monotonic()
-    subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, timeout=120, check=True)
-    whole = time.monotonic() - started
-    for fraction in (0.2, 0.5, 0.75, 0.9, 0.97, 1.0):
+    durations = []
+    for _ in range(2):
+        started = time.monotonic()
+        subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, timeout=120, check=True)
+        durations.append(time.monotonic() - started)
+    whole = max(durations)
+    # from a third of the run on: a Ctrl-C in the interpreter's own first instants, before any module of
+    # ours is imported, is Python's to report (on a loaded machine that start-up alone can take a second)
+    for fraction in (0.35, 0.5, 0.75, 0.9, 0.97, 1.0):
         proc = subprocess.Popen(
             command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
@@ -219,8 +224,8 @@ def test_ctrl_c_at_any_moment_of_a_get_is_one_line(
             line for line in err.replace("\r", "\n").splitlines() if line.strip() and not line.startswith("get big.bin")
         ]
         assert proc.returncode in (0, 130), (fraction, proc.returncode, err[-2000:])
-        assert "Traceback" not in err and "Exception ignored" not in err, err[-2000:]
-        assert lines in ([], ["aimon-mongo: interrupted"]), lines
+        assert "Traceback" not in err and "Exception ignored" not in err, (fraction, err[-2000:])
+        assert lines in ([], ["aimon-mongo: interrupted"]), (fraction, lines)
         assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
         if (tmp_path / "out.bin").exists():
             assert (tmp_path / "out.bin").stat().st_size == big.stat().st_size  # complete, never truncated
