@@ -28,7 +28,9 @@ def _saver(ctx: typer.Context) -> Any:
             "the langgraph commands need the langgraph extra: pip install 'aimon-mongo[langgraph]'"
         ) from exc
 
-    return AimonCheckpointSaver(_context.of(ctx).session_database, value_cache_bytes=0)
+    cli = _context.of(ctx)
+    cli.require_database(cli.session_db, "--session-db")  # reads never create the database
+    return AimonCheckpointSaver(cli.session_database, value_cache_bytes=0)
 
 
 def _metadata(saver: Any, record: Any) -> Any:
