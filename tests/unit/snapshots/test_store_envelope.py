@@ -15,11 +15,19 @@ from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.schema_gate import assert_conforms
 from aimon_mongo.snapshots import JsonSessionSnapshotCodec, SessionLogFormat, SessionSnapshot, content_hash
 from aimon_mongo.snapshots import _json as j
-from aimon_mongo.snapshots.envelope import build_envelope, decode_snapshot, read_envelope
+from aimon_mongo.snapshots.envelope import (
+    build_envelope,
+    decode_snapshot,
+    parse_agent_runtime_id,
+    read_envelope,
+    validate_agent_runtime_id,
+)
 from aimon_mongo.snapshots.layout import object_path, segment_name, segment_start, validate_base_dir
 
 SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=150)
-runtime_ids = st.none() | st.builds(lambda n, d: f"agent:{n}" + (f":{d}" if d else ""), ids, st.none() | ids)
+# An agent name cannot hold ":" (the first ":" after "agent:" ends it); a discriminator may.
+agent_names = ids.filter(lambda name: ":" not in name)
+runtime_ids = st.none() | st.builds(lambda n, d: f"agent:{n}" + (f":{d}" if d else ""), agent_names, st.none() | ids)
 
 
 @SETTINGS
@@ -82,3 +90,15 @@ def test_segment_names(name: str, start: int | None) -> None:
 def test_segment_names_are_zero_padded_to_20_digits() -> None:
     assert segment_name(0) == "00000000000000000000.seg"
     assert segment_name(1234) == "00000000000000001234.seg"
+
+
+@pytest.mark.parametrize("text", ["agent::", "agent:", "agent: :x", "agent:x:", "agent:x: ", "reviewer"])
+def test_malformed_runtime_ids_read_as_absent_and_are_refused_on_save(text: str) -> None:
+    assert parse_agent_runtime_id(text) is None
+    with pytest.raises(InvalidArgumentError, match="agent runtime id"):
+        validate_agent_runtime_id(text)
+
+
+@pytest.mark.parametrize("text", ["agent:reviewer", "agent:reviewer:c-1", "agent:x:a:b"])
+def test_well_formed_runtime_ids(text: str) -> None:
+    assert parse_agent_runtime_id(text) == text == validate_agent_runtime_id(text)
