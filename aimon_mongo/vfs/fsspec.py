@@ -77,7 +77,7 @@ class GridFSFileSystemSpec(AsyncFileSystem):  # type: ignore[misc]
         database: str = DEFAULT_VFS_DATABASE,
         bucket: str = DEFAULT_GRIDFS_BUCKET,
         chunk_size: int = DEFAULT_GRIDFS_CHUNK_SIZE,
-        max_file_size: int = NO_MAX_FILE_SIZE,
+        max_file_size: int | None = NO_MAX_FILE_SIZE,
         client: AsyncMongoClient[Any] | None = None,
         client_options: dict[str, Any] | None = None,
         **kwargs: Any,
