@@ -1,4 +1,5 @@
-"""fsspec's own conformance suite (``fsspec.tests.abstract``) against protocol ``gridfs`` on the stand-in.
+"""fsspec's own conformance suite (``fsspec.tests.abstract``) against protocol ``gridfs`` on the stand-in,
+and against protocol ``aimon`` over the memory and local VFS backends.
 
 Every abstract test class fsspec ships runs unchanged: copy, get, put, open, pipe. (``mv.py`` in that
 package holds no abstract class: its two module-level tests drive fsspec's local ``file`` filesystem
@@ -18,7 +19,8 @@ from fsspec.tests.abstract.open import AbstractOpenTests
 from fsspec.tests.abstract.pipe import AbstractPipeTests
 from fsspec.tests.abstract.put import AbstractPutTests
 
-from aimon_mongo.vfs.fsspec import GridFSFileSystemSpec
+from aimon_mongo.vfs import AsyncLocalFileSystem, AsyncMemoryFileSystem
+from aimon_mongo.vfs.fsspec import AimonFileSystemSpec, GridFSFileSystemSpec
 
 
 class GridFSFixtures(AbstractFixtures):  # type: ignore[misc]
@@ -54,6 +56,50 @@ class TestGridFSOpen(AbstractOpenTests, GridFSFixtures):  # type: ignore[misc]
 
 
 class TestGridFSPipe(AbstractPipeTests, GridFSFixtures):  # type: ignore[misc]
+    pass
+
+
+class MemoryFixtures(GridFSFixtures):
+    @pytest.fixture
+    def fs(self) -> Iterator[AimonFileSystemSpec]:  # type: ignore[override]
+        yield AimonFileSystemSpec(filesystem=AsyncMemoryFileSystem(), skip_instance_cache=True)
+
+
+class LocalFixtures(GridFSFixtures):
+    @pytest.fixture
+    def fs(self, tmp_path: Any) -> Iterator[AimonFileSystemSpec]:  # type: ignore[override]
+        yield AimonFileSystemSpec(filesystem=AsyncLocalFileSystem(tmp_path / "root"), skip_instance_cache=True)
+
+
+class TestMemoryCopy(AbstractCopyTests, MemoryFixtures):  # type: ignore[misc]
+    pass
+
+
+class TestMemoryGet(AbstractGetTests, MemoryFixtures):  # type: ignore[misc]
+    pass
+
+
+class TestMemoryPut(AbstractPutTests, MemoryFixtures):  # type: ignore[misc]
+    pass
+
+
+class TestMemoryOpen(AbstractOpenTests, MemoryFixtures):  # type: ignore[misc]
+    pass
+
+
+class TestMemoryPipe(AbstractPipeTests, MemoryFixtures):  # type: ignore[misc]
+    pass
+
+
+class TestLocalCopy(AbstractCopyTests, LocalFixtures):  # type: ignore[misc]
+    pass
+
+
+class TestLocalOpen(AbstractOpenTests, LocalFixtures):  # type: ignore[misc]
+    pass
+
+
+class TestLocalPipe(AbstractPipeTests, LocalFixtures):  # type: ignore[misc]
     pass
 
 
