@@ -72,6 +72,8 @@ class LineCollector:
             self._take(last)
         else:
             self._pending = last
+            if self._limit is not None and len(self._lines) >= self._limit and self._index >= self._offset:
+                self._more = True  # the window is full and a further (partial) line has begun
 
     def finish(self) -> None:
         """The input ended: the pending partial line (if any) is the last line."""

@@ -221,6 +221,7 @@ class _GridDownload:
         self._position = 0
         self._first = 0
         self._cached: list[bytes] = []
+        self._ahead = 1
 
     def _vanished(self) -> Exception:
         if self._store.files.find_one({"_id": self._revision.id}, {"_id": 1}) is None:
@@ -232,8 +233,13 @@ class _GridDownload:
     def _expected_length(self, n: int) -> int:
         return self._chunk_size if n < self._count - 1 else self.size - self._chunk_size * (self._count - 1)
 
-    def _load(self, first: int) -> None:
-        last = min(first + _chunks_per_batch(self._chunk_size), self._count)
+    def _load(self, first: int, needed: int) -> None:
+        """Fetch chunks ``first``.. in one query: what the read needs, more while reading sequentially (the
+        read-ahead doubles up to one batch), never more than a batch."""
+        batch = _chunks_per_batch(self._chunk_size)
+        sequential = first == self._first + len(self._cached) and bool(self._cached)
+        self._ahead = min(self._ahead * 2, batch) if sequential else 1
+        last = min(first + min(max(needed, self._ahead), batch), self._count)
         query = {GRIDFS_FILES_ID: self._revision.id, GRIDFS_N: {"$gte": first, "$lt": last}}
         cursor = self._store.chunks.find(query, {"_id": 0, GRIDFS_N: 1, "data": 1}).sort(GRIDFS_N, ASCENDING)
         docs = cursor.limit(last - first).batch_size(last - first).to_list(last - first)
@@ -247,18 +253,15 @@ class _GridDownload:
             raise self._vanished()
         self._first, self._cached = first, chunks
 
-    def _chunk(self, n: int) -> bytes:
-        if not self._first <= n < self._first + len(self._cached):
-            self._load(n)
-        return self._cached[n - self._first]
-
     def read(self, size: int) -> bytes:
         left = max(self.size - self._position, 0)
         wanted = left if size < 0 else min(size, left)
         pieces: list[bytes] = []
         while wanted > 0:
             n, offset = divmod(self._position, self._chunk_size)
-            piece = (self._chunk(n))[offset : offset + wanted]
+            if not self._first <= n < self._first + len(self._cached):
+                self._load(n, -(-(offset + wanted) // self._chunk_size))
+            piece = self._cached[n - self._first][offset : offset + wanted]
             pieces.append(piece)
             self._position += len(piece)
             wanted -= len(piece)
