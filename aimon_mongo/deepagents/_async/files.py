@@ -34,7 +34,8 @@ from aimon_mongo.errors import (
 from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.vfs._async.protocol import AsyncFileSystem
 from aimon_mongo.vfs._async.retry import CONFLICT_ATTEMPTS, retry_conflicts
-from aimon_mongo.vfs.messages import IS_A_DIRECTORY
+from aimon_mongo.vfs.messages import IS_A_DIRECTORY, NOT_A_DIRECTORY
+from aimon_mongo.vfs.paths import ROOT
 from aimon_mongo.vfs.textscan import DEFAULT_GREP_MAX_BYTES
 
 WHOLE_READ_LIMIT = 1024 * 1024
@@ -92,13 +93,16 @@ class AsyncDeepAgentsFiles:
         try:
             root = await self._workspace()
             target = to_vfs(root, path)
-            if not await self.filesystem.exists(target):
-                if target == (root or "."):
+            try:
+                infos = await self.filesystem.ls_info(target)
+            except VfsFileNotFoundError:
+                if target == (root or ROOT):
                     return da.LsResult(entries=[])  # a new thread's workspace
                 return da.LsResult(error=f"Path '{path}': path_not_found", entries=None)
-            if await self.filesystem.is_file(target):
+            except InvalidPathError as exc:
+                if exc.reason != NOT_A_DIRECTORY:
+                    raise
                 return da.LsResult(error=f"Path '{path}': not_a_directory", entries=None)
-            infos = await self.filesystem.ls_info(target)
         except (VirtualFileSystemError, InvalidArgumentError, RuntimeError) as exc:
             return da.LsResult(error=f"Cannot list '{path}': {exc}", entries=None)
         entries = [_entry(root, info) for info in infos]
@@ -161,8 +165,9 @@ class AsyncDeepAgentsFiles:
             target = to_vfs(await self._workspace(), file_path)
 
             async def attempt() -> da.EditResult:
-                etag = (await self.filesystem.info(target)).etag
-                raw = await self.filesystem.read(target)
+                async with await self.filesystem.open_input(target) as reader:
+                    etag = reader.etag
+                    raw = await reader.read()
                 try:
                     content = raw.decode("utf-8")
                 except UnicodeDecodeError:
@@ -204,11 +209,11 @@ class AsyncDeepAgentsFiles:
         try:
             root = await self._workspace()
             target = to_vfs(root, path or "/")
-            if not await self.filesystem.exists(target):
-                return da.GrepResult(matches=[])
             found = await self.filesystem.grep(
                 pattern, target, glob or None, max_count=max_count, max_bytes=DEFAULT_GREP_MAX_BYTES
             )
+        except VfsFileNotFoundError:
+            return da.GrepResult(matches=[])
         except (VirtualFileSystemError, InvalidArgumentError, RuntimeError) as exc:
             return da.GrepResult(error=f"Error searching path '{path or '/'}': {exc}", matches=[])
         matches: list[da.GrepMatch] = [
@@ -224,10 +229,9 @@ class AsyncDeepAgentsFiles:
             return da.GlobResult(error=str(exc))
         try:
             root = await self._workspace()
-            target = to_vfs(root, path or "/")
-            if not await self.filesystem.exists(target):
-                return da.GlobResult(matches=[])
-            infos = await self.filesystem.glob(pattern, target)
+            infos = await self.filesystem.glob(pattern, to_vfs(root, path or "/"))
+        except VfsFileNotFoundError:
+            return da.GlobResult(matches=[])
         except (VirtualFileSystemError, InvalidArgumentError, RuntimeError) as exc:
             return da.GlobResult(error=f"Error globbing path '{path or '/'}': {exc}")
         infos.sort(key=lambda info: info.modified, reverse=True)

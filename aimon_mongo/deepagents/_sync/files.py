@@ -35,7 +35,8 @@ from aimon_mongo.errors import (
 from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.vfs._sync.protocol import FileSystem
 from aimon_mongo.vfs._sync.retry import CONFLICT_ATTEMPTS, retry_conflicts
-from aimon_mongo.vfs.messages import IS_A_DIRECTORY
+from aimon_mongo.vfs.messages import IS_A_DIRECTORY, NOT_A_DIRECTORY
+from aimon_mongo.vfs.paths import ROOT
 from aimon_mongo.vfs.textscan import DEFAULT_GREP_MAX_BYTES
 
 WHOLE_READ_LIMIT = 1024 * 1024
@@ -93,13 +94,16 @@ class DeepAgentsFiles:
         try:
             root = self._workspace()
             target = to_vfs(root, path)
-            if not self.filesystem.exists(target):
-                if target == (root or "."):
+            try:
+                infos = self.filesystem.ls_info(target)
+            except VfsFileNotFoundError:
+                if target == (root or ROOT):
                     return da.LsResult(entries=[])  # a new thread's workspace
                 return da.LsResult(error=f"Path '{path}': path_not_found", entries=None)
-            if self.filesystem.is_file(target):
+            except InvalidPathError as exc:
+                if exc.reason != NOT_A_DIRECTORY:
+                    raise
                 return da.LsResult(error=f"Path '{path}': not_a_directory", entries=None)
-            infos = self.filesystem.ls_info(target)
         except (VirtualFileSystemError, InvalidArgumentError, RuntimeError) as exc:
             return da.LsResult(error=f"Cannot list '{path}': {exc}", entries=None)
         entries = [_entry(root, info) for info in infos]
@@ -162,8 +166,9 @@ class DeepAgentsFiles:
             target = to_vfs(self._workspace(), file_path)
 
             def attempt() -> da.EditResult:
-                etag = (self.filesystem.info(target)).etag
-                raw = self.filesystem.read(target)
+                with self.filesystem.open_input(target) as reader:
+                    etag = reader.etag
+                    raw = reader.read()
                 try:
                     content = raw.decode("utf-8")
                 except UnicodeDecodeError:
@@ -205,11 +210,11 @@ class DeepAgentsFiles:
         try:
             root = self._workspace()
             target = to_vfs(root, path or "/")
-            if not self.filesystem.exists(target):
-                return da.GrepResult(matches=[])
             found = self.filesystem.grep(
                 pattern, target, glob or None, max_count=max_count, max_bytes=DEFAULT_GREP_MAX_BYTES
             )
+        except VfsFileNotFoundError:
+            return da.GrepResult(matches=[])
         except (VirtualFileSystemError, InvalidArgumentError, RuntimeError) as exc:
             return da.GrepResult(error=f"Error searching path '{path or '/'}': {exc}", matches=[])
         matches: list[da.GrepMatch] = [
@@ -225,10 +230,9 @@ class DeepAgentsFiles:
             return da.GlobResult(error=str(exc))
         try:
             root = self._workspace()
-            target = to_vfs(root, path or "/")
-            if not self.filesystem.exists(target):
-                return da.GlobResult(matches=[])
-            infos = self.filesystem.glob(pattern, target)
+            infos = self.filesystem.glob(pattern, to_vfs(root, path or "/"))
+        except VfsFileNotFoundError:
+            return da.GlobResult(matches=[])
         except (VirtualFileSystemError, InvalidArgumentError, RuntimeError) as exc:
             return da.GlobResult(error=f"Error globbing path '{path or '/'}': {exc}")
         infos.sort(key=lambda info: info.modified, reverse=True)

@@ -18,6 +18,7 @@ from aimon_mongo.vfs._async.protocol import AsyncFileReader, AsyncFileWriter, Co
 from aimon_mongo.vfs._async.retry import retry_conflicts
 from aimon_mongo.vfs.globbing import CompiledGlob, compile_glob
 from aimon_mongo.vfs.lifecycle import CLOSED, Lifecycle
+from aimon_mongo.vfs.messages import NOT_A_DIRECTORY
 from aimon_mongo.vfs.paths import ROOT, base_name, dir_prefix, validate_dir_path, validate_file_path, validate_path
 from aimon_mongo.vfs.patterns import check_max_results, matcher, matches
 from aimon_mongo.vfs.positions import byte_range
@@ -321,9 +322,6 @@ class AsyncFileSystemBase(ABC):
 
     async def _targets(self, path: str, pattern: CompiledGlob | None) -> list[tuple[FileInfo, Any]]:
         """The files a glob or grep looks at: ``path`` itself when it is a file, else the matching files under it."""
-        if not path.endswith("/") and path != ROOT and await self.is_file(path):
-            info = await self.info(path)
-            return [(info, None)] if pattern is None or pattern.matches(base_name(path)) else []
         prefix = dir_prefix(path)
         found: list[tuple[FileInfo, Any]] = []
         candidates = self._candidates(path, pattern)
@@ -331,6 +329,11 @@ class AsyncFileSystemBase(ABC):
             async for info, ref in candidates:
                 if pattern is None or pattern.matches(info.path[len(prefix) :]):
                     found.append((info, ref))
+        except InvalidPathError as exc:
+            if exc.reason != NOT_A_DIRECTORY or path.endswith("/"):
+                raise
+            info = await self.info(path)
+            return [(info, None)] if pattern is None or pattern.matches(base_name(path)) else []
         finally:
             await candidates.aclose()
         return found

@@ -30,6 +30,12 @@ class AsyncFileReader(Protocol):
         """Length of the file in bytes."""
         ...
 
+    @property
+    def etag(self) -> str:
+        """The etag of the revision being read: a conditional write with ``if_revision=reader.etag`` replaces
+        exactly what was read."""
+        ...
+
     async def read(self, size: int | None = -1) -> bytes:
         """Up to ``size`` bytes (everything left when ``size`` is negative or ``None``); ``b""`` at the end."""
         ...

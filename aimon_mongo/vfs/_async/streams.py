@@ -27,6 +27,11 @@ class AsyncReaderBase(ABC):
     def size(self) -> int:
         """Length of the file in bytes."""
 
+    @property
+    @abstractmethod
+    def etag(self) -> str:
+        """The etag of the revision being read (what ``write(..., if_revision=...)`` takes)."""
+
     @abstractmethod
     async def _read(self, size: int) -> bytes:
         """Up to ``size`` bytes from the position (``-1``: everything left)."""

@@ -79,10 +79,15 @@ Guard = Callable[[str, str | None], AbstractContextManager[None]]
 class _BucketReader(ReaderBase):
     """An input stream on one revision."""
 
-    def __init__(self, download: Download, path: str, guard: Guard) -> None:
+    def __init__(self, download: Download, path: str, guard: Guard, etag: str) -> None:
         self._download = download
         self._path = path
         self._guard = guard
+        self._etag = etag
+
+    @property
+    def etag(self) -> str:
+        return self._etag
 
     @property
     def size(self) -> int:
@@ -341,15 +346,20 @@ class BucketFileSystem(FileSystemBase):
     def _candidates(
         self, root: str, pattern: CompiledGlob | None
     ) -> Generator[tuple[FileInfo, Any], None]:
-        """Only the names under the pattern's literal prefix: one range scan of the filename index."""
-        with self._guard("Failed to list directory", root):
-            prefix = self._require_directory(root)
+        """Only the names under the pattern's literal prefix: one range scan of the filename index (the
+        directory itself is checked only when the scan finds nothing)."""
+        prefix = dir_prefix(root)
         winners = self._winners(root, prefix + (pattern.prefix if pattern is not None else ""))
+        found = False
         try:
             for revision in winners:
+                found = True
                 yield file_info(revision), revision
         finally:
             winners.close()
+        if not found:
+            with self._guard("Failed to list directory", root):
+                self._require_directory(root)
 
     def _small_contents(self, targets: list[tuple[FileInfo, Any]]) -> dict[str, bytes]:
         revisions = [ref for _, ref in targets if isinstance(ref, Revision)]
@@ -389,7 +399,7 @@ class BucketFileSystem(FileSystemBase):
                     raise InvalidPathError(p, IS_A_DIRECTORY)
                 raise VfsFileNotFoundError(p, self.backend_type)
             download = self._store.open_download(revision)
-        return _BucketReader(download, p, self._guard)
+        return _BucketReader(download, p, self._guard, revision.etag)
 
     def read(self, path: str) -> bytes:
         """The whole content of the newest revision; reopens if a newer write retires it mid-read."""
@@ -414,6 +424,14 @@ class BucketFileSystem(FileSystemBase):
         if_absent: bool = False,
     ) -> _BucketWriter:
         self._ensure_schema()
+        if if_revision is not None and not append:
+            # The named revision exists as a file, so the path is no directory and no parent is a file.
+            current = self._store.newest(name)
+            if current is None or current.etag != if_revision:
+                raise RevisionMismatchError(name, if_revision, current.etag if current else None)
+            metadata = file_metadata(name, datetime.now(UTC), copied_from)
+            upload = self._store.open_upload(name, metadata)
+            return _BucketWriter(self, name, upload, metadata, set(), _Condition(current, current.etag))
         parents = ancestors(name)
         stored = self._store.revision_ids([*parents, name])
         blocker = next((parent for parent in parents if parent in stored), None)

@@ -79,13 +79,18 @@ def _visible(entry: os.DirEntry[str]) -> bool:
 
 
 class _LocalReader(ReaderBase):
-    def __init__(self, handle: IO[bytes], size: int) -> None:
+    def __init__(self, handle: IO[bytes], size: int, etag: str) -> None:
         self._handle = handle
         self._size = size
+        self._etag = etag
 
     @property
     def size(self) -> int:
         return self._size
+
+    @property
+    def etag(self) -> str:
+        return self._etag
 
     def _read(self, size: int) -> bytes:
         return self._handle.read(size)
@@ -368,9 +373,10 @@ class LocalFileSystem(FileSystemBase):
         self._life.require_open()
         p = validate_file_path(path)
         with self._guard("Failed to read file", p):
-            host, st = self._regular_file(p)
+            host, _ = self._regular_file(p)
             descriptor = os.open(host, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            return _LocalReader(os.fdopen(descriptor, "rb"), st.st_size)
+            opened = os.fstat(descriptor)  # the file this descriptor reads, whatever replaces the path later
+            return _LocalReader(os.fdopen(descriptor, "rb"), opened.st_size, self._etag(host, opened))
 
     def _prepare_target(self, path: str) -> Path:
         """Check that no parent is a file and the target is not a directory; create missing parents."""
