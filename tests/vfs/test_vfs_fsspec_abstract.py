@@ -1,5 +1,5 @@
 """fsspec's own conformance suite (``fsspec.tests.abstract``) against protocol ``gridfs`` on the stand-in,
-and against protocol ``aimon`` over the memory and local VFS backends.
+and against protocol ``aimon`` over the memory and local VFS backends (the same five suites).
 
 Every abstract test class fsspec ships runs unchanged: copy, get, put, open, pipe. (``mv.py`` in that
 package holds no abstract class: its two module-level tests drive fsspec's local ``file`` filesystem
@@ -71,36 +71,12 @@ class LocalFixtures(GridFSFixtures):
         yield AimonFileSystemSpec(filesystem=AsyncLocalFileSystem(tmp_path / "root"), skip_instance_cache=True)
 
 
-class TestMemoryCopy(AbstractCopyTests, MemoryFixtures):  # type: ignore[misc]
-    pass
-
-
-class TestMemoryGet(AbstractGetTests, MemoryFixtures):  # type: ignore[misc]
-    pass
-
-
-class TestMemoryPut(AbstractPutTests, MemoryFixtures):  # type: ignore[misc]
-    pass
-
-
-class TestMemoryOpen(AbstractOpenTests, MemoryFixtures):  # type: ignore[misc]
-    pass
-
-
-class TestMemoryPipe(AbstractPipeTests, MemoryFixtures):  # type: ignore[misc]
-    pass
-
-
-class TestLocalCopy(AbstractCopyTests, LocalFixtures):  # type: ignore[misc]
-    pass
-
-
-class TestLocalOpen(AbstractOpenTests, LocalFixtures):  # type: ignore[misc]
-    pass
-
-
-class TestLocalPipe(AbstractPipeTests, LocalFixtures):  # type: ignore[misc]
-    pass
+# The same five suites over protocol "aimon", on memory and on a local directory.
+_SUITES = (AbstractCopyTests, AbstractGetTests, AbstractPutTests, AbstractOpenTests, AbstractPipeTests)
+for _fixtures in (MemoryFixtures, LocalFixtures):
+    for _suite in _SUITES:
+        _name = "Test" + _fixtures.__name__.removesuffix("Fixtures") + _suite.__name__.removeprefix("Abstract")
+        globals()[_name.removesuffix("Tests")] = type(_name.removesuffix("Tests"), (_suite, _fixtures), {})
 
 
 def test_every_abstract_class_fsspec_ships_is_run() -> None:

@@ -422,13 +422,17 @@ class AsyncLocalFileSystem(AsyncFileSystemBase):
                 condition = (current,)
             writer = _LocalWriter(self, p, target, condition)
         if append and condition is not None and condition[0] is not None:
-            try:
-                async with await self.open_input(p) as reader:
-                    await copy_stream(reader, writer)
-            except BaseException:
-                await writer.abort()
-                raise
+            await self._pump(p, writer)
         return writer
+
+    async def _pump(self, source: str, writer: _LocalWriter) -> None:
+        """Copy a file's bytes into a writer; abort the writer if that fails."""
+        try:
+            async with await self.open_input(source) as reader:
+                await copy_stream(reader, writer)
+        except BaseException:
+            await writer.abort()
+            raise
 
     async def _set_modified(self, path: str, modified: datetime) -> FileInfo:
         with self._guard("Failed to set modified time", path):
@@ -527,12 +531,7 @@ class AsyncLocalFileSystem(AsyncFileSystemBase):
         with self._guard(f"Failed to copy from {display_path(src)} to {display_path(dst)}", None):
             self._check_transfer(src, dst, overwrite)
             writer = await self.open_output(dst)
-            try:
-                async with await self.open_input(src) as reader:
-                    await copy_stream(reader, writer)
-            except BaseException:
-                await writer.abort()
-                raise
+            await self._pump(src, writer)
             return await writer.close()
 
     async def move(self, source: str, destination: str, overwrite: bool = False) -> FileInfo:

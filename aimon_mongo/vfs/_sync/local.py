@@ -423,13 +423,17 @@ class LocalFileSystem(FileSystemBase):
                 condition = (current,)
             writer = _LocalWriter(self, p, target, condition)
         if append and condition is not None and condition[0] is not None:
-            try:
-                with self.open_input(p) as reader:
-                    copy_stream(reader, writer)
-            except BaseException:
-                writer.abort()
-                raise
+            self._pump(p, writer)
         return writer
+
+    def _pump(self, source: str, writer: _LocalWriter) -> None:
+        """Copy a file's bytes into a writer; abort the writer if that fails."""
+        try:
+            with self.open_input(source) as reader:
+                copy_stream(reader, writer)
+        except BaseException:
+            writer.abort()
+            raise
 
     def _set_modified(self, path: str, modified: datetime) -> FileInfo:
         with self._guard("Failed to set modified time", path):
@@ -528,12 +532,7 @@ class LocalFileSystem(FileSystemBase):
         with self._guard(f"Failed to copy from {display_path(src)} to {display_path(dst)}", None):
             self._check_transfer(src, dst, overwrite)
             writer = self.open_output(dst)
-            try:
-                with self.open_input(src) as reader:
-                    copy_stream(reader, writer)
-            except BaseException:
-                writer.abort()
-                raise
+            self._pump(src, writer)
             return writer.close()
 
     def move(self, source: str, destination: str, overwrite: bool = False) -> FileInfo:
