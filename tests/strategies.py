@@ -161,7 +161,7 @@ def llm_call_metadata(*, bson_safe: bool = False) -> st.SearchStrategy[LlmCallMe
         component=optional_texts,
         parent_component=optional_texts,
         feature=optional_texts,
-        principal=optional_texts,
+        principal=st.none() | principals,
         trace_id=optional_texts,
         tags=text_maps(bson_safe=bson_safe),
     )

@@ -1,8 +1,9 @@
 """Shared by the codecs: reading fields out of stored shapes (parsed JSON objects, BSON documents), strict
 JSON parsing and compact JSON writing, and naming ids in log lines.
 
-Every reader refuses with :class:`CodecError` naming the field and the JSON type it found, never the
-stored value itself.
+Every reader refuses with :class:`CodecError` naming the field and the JSON type it found; the stored value
+itself only for the non-payload envelope fields of :data:`aimon_mongo.codec._shown.VALUE_NAMED_FIELDS`
+(clipped and escaped), never a payload value.
 """
 
 from __future__ import annotations
@@ -14,25 +15,10 @@ from typing import Any
 
 import pydantic_core
 
+from aimon_mongo.codec._shown import found
+from aimon_mongo.codec._shown import json_type as json_type
 from aimon_mongo.codec.instant import format_instant
 from aimon_mongo.errors import CodecError
-
-
-def json_type(value: object) -> str:
-    """The JSON (or Python) type name of ``value``, for error messages that must not echo the value."""
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return type(value).__name__
 
 
 def clip(value: str, limit: int = 40) -> str:
@@ -86,7 +72,7 @@ def required_str(obj: Mapping[str, Any], key: str) -> str:
         return value
     if value is None:
         raise CodecError(f"Missing required field '{key}'")
-    raise CodecError(f"field '{key}' must be a string, got {json_type(value)}")
+    raise CodecError(f"field '{key}' must be a string, got {found(value, key)}")
 
 
 def optional_str(obj: Mapping[str, Any], key: str) -> str | None:
@@ -94,7 +80,7 @@ def optional_str(obj: Mapping[str, Any], key: str) -> str | None:
     value = obj.get(key)
     if value is None or isinstance(value, str):
         return value
-    raise CodecError(f"field '{key}' must be a string or absent, got {json_type(value)}")
+    raise CodecError(f"field '{key}' must be a string or absent, got {found(value, key)}")
 
 
 def text_map(value: object, field: str) -> dict[str, str]:

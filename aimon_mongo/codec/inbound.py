@@ -31,7 +31,6 @@ from bson import ObjectId
 from aimon_mongo.codec import submit_options, user_input
 from aimon_mongo.codec._fields import (
     as_utc,
-    clip,
     compact_json,
     json_type,
     optional_str,
@@ -39,6 +38,7 @@ from aimon_mongo.codec._fields import (
     required_str,
     text_map,
 )
+from aimon_mongo.codec._shown import found, shown
 from aimon_mongo.codec.instant import format_instant, parse_instant
 from aimon_mongo.codec.principal import decode_principal, encode_principal
 from aimon_mongo.errors import CodecError, InvalidArgumentError
@@ -195,7 +195,7 @@ def from_mongo_document(doc: Mapping[str, Any]) -> InboundMessage:
         raise CodecError(f"inbox document must be a document, got {json_type(doc)}")
     oid = doc.get(F_ID)
     if not isinstance(oid, ObjectId):
-        raise CodecError(f"field '{F_ID}' must be an ObjectId, got {json_type(oid)}")
+        raise CodecError(f"field '{F_ID}' must be an ObjectId, got {found(oid, F_ID)}")
     ordinal = doc.get(F_PRIORITY)
     priority = None
     if isinstance(ordinal, int) and not isinstance(ordinal, bool):
@@ -207,7 +207,8 @@ def from_mongo_document(doc: Mapping[str, Any]) -> InboundMessage:
         raise CodecError(f"Missing {F_PAYLOAD} field" if payload is None else _not_document(payload))
     raw_at = payload.get(ENV_DELIVERED_AT)
     if not isinstance(raw_at, datetime):
-        raise CodecError(f"field 'payload.{ENV_DELIVERED_AT}' must be a date, got {json_type(raw_at)}")
+        at_field = f"{F_PAYLOAD}.{ENV_DELIVERED_AT}"
+        raise CodecError(f"field '{at_field}' must be a date, got {found(raw_at, at_field)}")
     encoded = payload.get(ENV_USER_INPUT_ENCODED)
     if encoded is not None and not isinstance(encoded, str):
         raise CodecError(f"field '{ENV_USER_INPUT_ENCODED}' must be a string, got {json_type(encoded)}")
@@ -293,10 +294,10 @@ def _bad_priority(value: object) -> str:
     if value is None:
         return f"Missing required field '{ENV_PRIORITY}'"
     if isinstance(value, str):
-        return f"Unknown priority: {clip(value)!r}"
+        return f"Unknown priority: {shown(value)}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"Unknown priority ordinal: {value}" if -1000 < value < 1000 else "Unknown priority ordinal"
-    return f"field '{ENV_PRIORITY}' has the wrong type: {json_type(value)}"
+    return f"field '{ENV_PRIORITY}' has the wrong type: {found(value, ENV_PRIORITY)}"
 
 
 def _not_document(value: object) -> str:

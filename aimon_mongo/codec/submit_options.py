@@ -1,6 +1,9 @@
 """``SubmitOptionsCodec``: the ``submitOptions`` subtree (JSON object; the same dict is the BSON form).
 
-Written only when the options are not empty; inside it each key only when set. Unknown keys are ignored
+Written only when the options are not empty; inside it each key only when set, in the reference's order
+(``llmCallMetadata``: ``component, parentComponent, feature, principal, traceId, tags``; its ``principal`` is
+a ``{type, id, displayName}`` object like the top-level one — the bare string older builds of this library
+wrote is still read). Unknown keys are ignored
 on read (this is how the retired ``userContextInjection`` is tolerated). An absent or non-object subtree
 reads as empty options; a present but unreadable principal or call metadata refuses with
 :class:`CodecError`.
@@ -17,7 +20,8 @@ from aimon_mongo import names as n
 from aimon_mongo.codec._fields import text_map
 from aimon_mongo.codec.principal import decode_principal, encode_principal
 from aimon_mongo.errors import CodecError
-from aimon_mongo.model.submit_options import LlmCallMetadata, SubmitOptions
+from aimon_mongo.model.principal import Principal
+from aimon_mongo.model.submit_options import LlmCallMetadata, SubmitOptions, principal_from_text
 
 TOP_LEVEL_FIELDS = frozenset(
     {n.SO_PRINCIPAL, n.SO_SYSTEM_PROMPT_VARIABLES, n.SO_EXECUTION_ATTRIBUTES, n.SO_LLM_CALL_METADATA}
@@ -30,8 +34,6 @@ _LLM_TEXT_FIELDS = (
     (n.LLM_COMPONENT, "component"),
     (n.LLM_PARENT_COMPONENT, "parent_component"),
     (n.LLM_FEATURE, "feature"),
-    (n.LLM_PRINCIPAL, "principal"),
-    (n.LLM_TRACE_ID, "trace_id"),
 )
 
 
@@ -51,6 +53,10 @@ def encode(options: SubmitOptions) -> dict[str, Any]:
             value = getattr(llm, attr)
             if value is not None:
                 meta[key] = value
+        if llm.principal is not None:
+            meta[n.LLM_PRINCIPAL] = encode_principal(llm.principal)
+        if llm.trace_id is not None:
+            meta[n.LLM_TRACE_ID] = llm.trace_id
         if llm.tags:
             meta[n.LLM_TAGS] = dict(llm.tags)
         out[n.SO_LLM_CALL_METADATA] = meta
@@ -89,12 +95,24 @@ def _llm_metadata(value: object) -> LlmCallMetadata | None:
     if not isinstance(value, Mapping):
         raise CodecError("Cannot reconstruct the LLM call metadata: not an object")
     fields: dict[str, Any] = {}
-    for key, attr in _LLM_TEXT_FIELDS:
+    for key, attr in (*_LLM_TEXT_FIELDS, (n.LLM_TRACE_ID, "trace_id")):
         raw = value.get(key)
         if raw is None:
             continue
         if not isinstance(raw, str):
             raise CodecError(f"Cannot reconstruct the LLM call metadata: '{key}' is not a string")
         fields[attr] = raw
+    fields["principal"] = _llm_principal(value.get(n.LLM_PRINCIPAL))
     fields["tags"] = text_map(value.get(n.LLM_TAGS), "llmCallMetadata.tags")
     return LlmCallMetadata(**fields)
+
+
+def _llm_principal(raw: object) -> Principal | None:
+    """The call principal: the reference's ``{type, id, displayName}`` object, or the bare string that
+    builds of this library before the interop fix wrote (read with :func:`principal_from_text`, never
+    refused: stores hold both forms). A damaged object refuses, as the reference does."""
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        return principal_from_text(raw)
+    return decode_principal(raw, "llmCallMetadata.principal")

@@ -2,23 +2,51 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, field_validator
 
-from aimon_mongo.model._base import Frozen
+from aimon_mongo.model._base import Frozen, is_blank
 from aimon_mongo.model.principal import Principal
 
 
+def principal_from_text(text: str) -> Principal | None:
+    """The principal a bare string names: ``Principal.user(text)``; ``None`` for a blank string.
+
+    Builds of this library before the interop fix modelled (and stored) ``llmCallMetadata.principal`` as a
+    string where the reference has a ``Principal``. Such a string is read as the user it names, with the
+    string as both id and display name (nothing of it is lost), so the next write stores the object form
+    every reader understands. A blank string attributes nothing and reads as no principal.
+    """
+    return None if is_blank(text) else Principal.user(text)
+
+
 class LlmCallMetadata(Frozen):
-    """Attribution of the LLM calls a turn makes. Every field is optional."""
+    """Attribution of the LLM calls a turn makes. Every field is optional.
+
+    ``principal`` is a :class:`Principal`, as in the reference. A plain string is still accepted (with a
+    :class:`DeprecationWarning`) and read with :func:`principal_from_text`.
+    """
 
     component: str | None = None
     parent_component: str | None = None
     feature: str | None = None
-    principal: str | None = None
+    principal: Principal | None = None
     trace_id: str | None = None
     tags: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("principal", mode="before")
+    @classmethod
+    def _principal_from_text(cls, value: object) -> object:
+        if isinstance(value, str):
+            warnings.warn(
+                "LlmCallMetadata.principal takes a Principal; a string is read as Principal.user(string)",
+                DeprecationWarning,
+                stacklevel=4,
+            )
+            return principal_from_text(value)
+        return value
 
     def is_empty(self) -> bool:
         return not self.tags and all(

@@ -49,6 +49,7 @@ def render(inventory: Inventory) -> str:
     out += [f"- `{name}`: {text}" for name, text in _SCALARS.items()]
     out += ["", "Text formats:", ""]
     out += [f"- `{name}`: {FORMATS[name][0]}" for name in sorted(FORMATS)]
+    out += _instants_section(inventory)
     for family in sorted(by_family):
         out += ["", f"## Family `{family}` (format version {by_family[family][0].version})"]
         for entry in by_family[family]:
@@ -103,6 +104,32 @@ class _Rows:
             for index, member in enumerate(members):
                 tag = discriminator(self.graph, member)
                 self.expand(member, f"{path}({show_discriminator(tag) if tag else f'variant {index + 1}'})", inner)
+
+
+_INSTANT_KINDS = ("string (instant)", "date", "pg.timestamptz")
+
+
+def _instants_section(inventory: Inventory) -> list[str]:
+    """Which stored instants are text (and keep a Java node's nine digits) and which are native dates."""
+    lines = [
+        "",
+        "## Instants: text or native date",
+        "",
+        "A text instant read and written again keeps every fraction digit, up to the nine a Java node writes",
+        "(Python gets an `aimon_mongo.model.instant.Instant`: a `datetime` that also carries the digits below",
+        "the microsecond). A native date holds what its type holds, in every build alike (the reference stores",
+        "the same types): a BSON date milliseconds, a PostgreSQL `timestamptz` microseconds.",
+        "",
+        "| Root | Text instants | BSON dates (ms) | timestamptz (µs) |",
+        "|---|---|---|---|",
+    ]
+    for name in sorted(inventory.roots):
+        rows = _Rows(inventory.roots[name].graph)
+        rows.expand(0, "$", [])
+        found = [[f"`{path}`" for path, kind, _ in rows.rows if kind.startswith(k)] for k in _INSTANT_KINDS]
+        if any(found):
+            lines.append(f"| `{name}` | " + " | ".join(", ".join(paths) or "—" for paths in found) + " |")
+    return lines
 
 
 def _short(path: str) -> str:

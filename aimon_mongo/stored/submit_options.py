@@ -21,7 +21,7 @@ class LlmCallMetadataJson(TypedDict):
     component: NotRequired[str]
     parentComponent: NotRequired[str]
     feature: NotRequired[str]
-    principal: NotRequired[str]
+    principal: NotRequired[Principal]
     traceId: NotRequired[str]
     tags: NotRequired[dict[str, str]]
 

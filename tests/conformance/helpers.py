@@ -45,11 +45,11 @@ def message(
     idempotency_key: str | None = None,
     **extra: Any,
 ) -> InboundMessage:
+    extra.setdefault("user_input", TextInput(text=text))
     return InboundMessage(
         session_id=session_id,
         turn_id=turn_id,
         agent_ref="assistant",
-        user_input=TextInput(text=text),
         priority=priority,
         idempotency_key=idempotency_key,
         initiator=Principal.user("u-1", "Ann"),

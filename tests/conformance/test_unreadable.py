@@ -8,6 +8,14 @@ from typing import Any
 import pytest
 
 from aimon_mongo.errors import CodecError, InvalidArgumentError, SessionInboxError
+from aimon_mongo.model import (
+    FileInput,
+    LlmCallMetadata,
+    MultimodalInput,
+    Principal,
+    SubmitOptions,
+    TextInput,
+)
 from tests.conformance.helpers import message, new_id
 
 
@@ -89,3 +97,47 @@ async def test_quarantine_ids_are_checked(node: Any, bad: Any) -> None:
         await node.inbox.replay_quarantined(bad)
     with pytest.raises(InvalidArgumentError, match="quarantine_id"):
         await node.inbox.delete_quarantined(bad)
+
+
+MARKER = "MARKER-7f3a-payload"
+
+
+async def test_reason_names_the_failing_envelope_value_never_a_payload_value(
+    cluster: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An entry whose ``deliveredAt`` is not an instant: the reason, the WARN and the quarantine listing name
+    the refused value (``'not-a-timestamp'``); a marker in every payload field (the text, the encoded
+    multimodal input, metadata, submit-option values) appears in none of them — only in the raw form kept."""
+    if not cluster.can_damage_entries:
+        return  # declared: the in-memory inbox keeps objects, nothing is ever unreadable
+    node = await cluster.node("node-a")
+    session = new_id()
+    payload_heavy = message(
+        session,
+        turn_id="t-bad",
+        user_input=MultimodalInput(
+            inputs=(
+                TextInput(text=MARKER),
+                FileInput(mime_type="text/plain", file_name=f"{MARKER}.txt", data=MARKER.encode()),
+            )
+        ),
+        metadata={"note": MARKER},
+        submit_options=SubmitOptions(
+            system_prompt_variables={"v": MARKER},
+            execution_attributes={"a": [MARKER]},
+            llm_call_metadata=LlmCallMetadata(feature=MARKER, principal=Principal.user(MARKER)),
+        ),
+    )
+    entry_id = await cluster.store_entry_with_bad_instant(payload_heavy, "not-a-timestamp")
+    with caplog.at_level(logging.WARNING):
+        batch = await node.inbox.collect(session)
+    [unreadable] = batch.unreadable
+    assert unreadable.id == entry_id
+    assert "deliveredAt" in unreadable.reason and "'not-a-timestamp'" in unreadable.reason
+    assert MARKER not in unreadable.reason
+    logged = [r.getMessage() for r in caplog.records]
+    assert any(entry_id in line and "'not-a-timestamp'" in line for line in logged), logged
+    assert not any(MARKER in line for line in logged)
+    [quarantined] = await node.inbox.list_quarantined(session)
+    assert "'not-a-timestamp'" in quarantined.error and MARKER not in quarantined.error
+    assert MARKER in str(quarantined.raw)  # the raw form is kept whole, for the operator to repair

@@ -36,7 +36,12 @@ FULL_OPTIONS = SubmitOptions(
     system_prompt_variables={"a": 1},
     execution_attributes={"b": 2},
     llm_call_metadata=LlmCallMetadata(
-        component="c", parent_component="p", feature="f", principal="w", trace_id="t", tags={"k": "v"}
+        component="c",
+        parent_component="p",
+        feature="f",
+        principal=Principal(type=PrincipalType.SERVICE, id="w", display_name="W"),
+        trace_id="t",
+        tags={"k": "v"},
     ),
 )
 
@@ -150,6 +155,8 @@ def test_mongo_submit_options_use_the_shared_key_sets() -> None:
         "traceId",
         "tags",
     }
+    # The call principal is a Principal object, as the reference writes it (not a string).
+    assert options["llmCallMetadata"]["principal"] == {"type": "SERVICE", "id": "w", "displayName": "W"}
 
 
 def test_submit_options_published_key_sets() -> None:

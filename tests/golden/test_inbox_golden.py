@@ -31,6 +31,7 @@ from aimon_mongo.model import (
     SubmitOptions,
     TextInput,
 )
+from aimon_mongo.model.instant import Instant
 from tests.helpers import assert_same_message
 
 OID = ObjectId("65f1a2b3c4d5e6f708192a3b")
@@ -214,13 +215,14 @@ def test_older_json_envelope_decodes() -> None:
             priority=Priority.LATER,
             idempotency_key="idem-old",
             initiator=Principal(type=PrincipalType.GROUP, id="ops", display_name="Operations"),
-            delivered_at=datetime(2024, 5, 1, 12, 34, 56, 123456, tzinfo=UTC),
+            delivered_at=Instant(2024, 5, 1, 12, 34, 56, 123456, UTC, sub_micros=789),
             metadata={"retry": "1"},
             submit_options=SubmitOptions(system_prompt_variables={"tone": "brief"}),
         ),
     )
     assert decoded.turn_id is None
     assert decoded.context_discriminator is None
+    assert '"deliveredAt":"2024-05-01T12:34:56.123456789Z"' in to_json_envelope(decoded)
 
 
 def test_older_json_envelope_with_only_the_retired_option_decodes_to_empty_options() -> None:

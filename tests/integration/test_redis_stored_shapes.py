@@ -11,6 +11,7 @@ from typing import Any
 
 import redis
 
+from aimon_mongo.codec.instant import format_instant
 from aimon_mongo.model import (
     BackgroundTask,
     IdempotencyEntry,
@@ -281,3 +282,47 @@ async def test_stored_values_conform_to_their_declarations(redis_cluster: Any, r
         assert_conforms("redis.log-segment.created-value", created["g-1"])
     finally:
         pubsub.close()
+
+
+JAVA_TASK_VALUE = (
+    '{"taskId":"java-t","subagentName":"researcher","state":"PENDING",'
+    '"startTime":"2026-07-07T10:15:30.123456789Z","outputOffset":0,"description":"crawl",'
+    '"lastHeartbeat":"2026-07-07T10:16:00.000000001Z"}'
+)
+
+
+async def test_a_task_a_java_node_wrote_keeps_its_nanoseconds_through_our_rewrites(
+    redis_cluster: Any, redis_client: redis.Redis
+) -> None:
+    node = await redis_cluster.node("node-a")
+    key = f"{redis_cluster.root}:aimon:subagent:task:java-t"
+    redis_client.set(key, JAVA_TASK_VALUE)
+    redis_client.sadd(f"{redis_cluster.root}:aimon:subagent:task:index", "java-t")
+    assert await node.tasks.transition("java-t", TaskState.RUNNING) is not None
+    after = json.loads(redis_client.get(key) or b"{}")
+    assert after["state"] == "RUNNING"
+    assert after["startTime"] == "2026-07-07T10:15:30.123456789Z"
+    assert after["lastHeartbeat"] == "2026-07-07T10:16:00.000000001Z"
+    assert await node.tasks.heartbeat("java-t", datetime(2026, 7, 7, 10, 17, tzinfo=UTC)) is not None
+    after = json.loads(redis_client.get(key) or b"{}")
+    assert after["startTime"] == "2026-07-07T10:15:30.123456789Z"
+    assert after["lastHeartbeat"] == "2026-07-07T10:17:00Z"
+
+
+async def test_an_idempotency_entry_a_java_node_wrote_keeps_its_nanoseconds(
+    redis_cluster: Any, redis_client: redis.Redis
+) -> None:
+    node = await redis_cluster.node("node-a")
+    key = f"{redis_cluster.root}:aimon:conv:idem:java-key"
+    redis_client.set(
+        key,
+        '{"key":"java-key","conversationId":"s-9","inputHash":"abc","status":"IN_FLIGHT","holderId":"ref/main/7",'
+        '"createdAt":"2026-07-07T10:15:30.123456789Z","lastTouchedAt":"2026-07-07T10:15:31.987654321Z",'
+        '"ttlMillis":30000,"result":null}',
+        px=30000,
+    )
+    assert await node.idempotency.touch("java-key", "ref/main/7") is True
+    touched = json.loads(redis_client.get(key) or b"{}")
+    assert touched["createdAt"] == "2026-07-07T10:15:30.123456789Z"
+    found = await node.idempotency.find("java-key")
+    assert found is not None and format_instant(found.created_at) == "2026-07-07T10:15:30.123456789Z"

@@ -72,7 +72,12 @@ def test_every_user_input_variant_and_every_submit_option_key_is_exercised() -> 
         system_prompt_variables={"k": {"nested": [1, "x", None, True]}},
         execution_attributes={"a": 1.5},
         llm_call_metadata=LlmCallMetadata(
-            component="c", parent_component="p", feature="f", principal="x", trace_id="t", tags={"a": "b"}
+            component="c",
+            parent_component="p",
+            feature="f",
+            principal=Principal.user("x"),
+            trace_id="t",
+            tags={"a": "b"},
         ),
     )
     encoded_options = submit_options_codec.encode(full)

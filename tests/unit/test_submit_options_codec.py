@@ -36,10 +36,16 @@ def test_only_set_keys_are_written_in_order() -> None:
 
 def test_every_llm_call_metadata_key_in_order() -> None:
     meta = LlmCallMetadata(
-        component="c", parent_component="p", feature="f", principal="who", trace_id="t", tags={"k": "v"}
+        component="c",
+        parent_component="p",
+        feature="f",
+        principal=Principal(type=PrincipalType.GROUP, id="who", display_name="Who"),
+        trace_id="t",
+        tags={"k": "v"},
     )
     encoded = codec.encode(SubmitOptions(llm_call_metadata=meta))["llmCallMetadata"]
     assert list(encoded) == ["component", "parentComponent", "feature", "principal", "traceId", "tags"]
+    assert encoded["principal"] == {"type": "GROUP", "id": "who", "displayName": "Who"}
     assert codec.decode({"llmCallMetadata": encoded}).llm_call_metadata == meta
 
 

@@ -139,6 +139,10 @@ class ClusterBase:
     """Whether the inbox stores an encoded form that :meth:`store_damaged_entry` can damage (False for the
     in-memory inbox, which keeps objects and so never has an unreadable entry)."""
 
+    stored_form: str | None = None
+    """The inbox's stored form, for tests that store what another build wrote: ``"mongo-document"``,
+    ``"json-envelope"`` (Redis stream field ``p``, PostgreSQL ``payload``), ``None`` when it keeps objects."""
+
     def __init__(self) -> None:
         self._bundles: list[Any] = []
 

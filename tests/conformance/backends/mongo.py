@@ -20,6 +20,7 @@ from tests.fixtures.mongo import CLIENT_OPTIONS
 
 class MongoCluster(ClusterBase):
     can_damage_entries = True
+    stored_form = "mongo-document"
 
     def __init__(self, is_async: bool, client: MongoClient[dict[str, Any]], db_name: str, uri: str) -> None:
         super().__init__()
@@ -49,6 +50,12 @@ class MongoCluster(ClusterBase):
     async def store_damaged_entry(self, message: InboundMessage) -> str:
         doc = to_mongo_document(message, ObjectId())
         doc["payload"]["initiator"]["type"] = "ROBOT"
+        del doc["_id"], doc["deliveredAt"]
+        return await self.store_raw_entry(message.session_id, message.priority, doc)
+
+    async def store_entry_with_bad_instant(self, message: InboundMessage, text: str) -> str:
+        doc = to_mongo_document(message, ObjectId())
+        doc["payload"]["deliveredAt"] = text
         del doc["_id"], doc["deliveredAt"]
         return await self.store_raw_entry(message.session_id, message.priority, doc)
 

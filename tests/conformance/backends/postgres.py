@@ -28,6 +28,7 @@ class PostgresCluster(ClusterBase):
     """Nodes on one schema; the inbox stores JSON text, so entries can be damaged for the unreadable tests."""
 
     can_damage_entries = True
+    stored_form = "json-envelope"
 
     def __init__(self, dsn: str, schema: str, *, is_async: bool) -> None:
         super().__init__()
@@ -42,6 +43,11 @@ class PostgresCluster(ClusterBase):
     async def store_damaged_entry(self, message: InboundMessage) -> str:
         envelope = json.loads(to_json_envelope(message))
         envelope["initiator"]["type"] = "ROBOT"
+        return await self.store_raw_entry(message.session_id, message.priority, json.dumps(envelope))
+
+    async def store_entry_with_bad_instant(self, message: InboundMessage, text: str) -> str:
+        envelope = json.loads(to_json_envelope(message))
+        envelope["deliveredAt"] = text
         return await self.store_raw_entry(message.session_id, message.priority, json.dumps(envelope))
 
     async def store_raw_entry(self, session_id: str, priority: Priority | int, raw: Any) -> str:

@@ -25,6 +25,7 @@ from tests.fixtures.redis import delete_namespace, new_root
 
 class RedisCluster(ClusterBase):
     can_damage_entries = True
+    stored_form = "json-envelope"
 
     def __init__(self, url: str, root: str, *, is_async: bool) -> None:
         super().__init__()
@@ -43,6 +44,12 @@ class RedisCluster(ClusterBase):
         return await self.store_raw_entry(
             message.session_id, message.priority, json.dumps(envelope, separators=(",", ":"))
         )
+
+    async def store_entry_with_bad_instant(self, message: InboundMessage, text: str) -> str:
+        envelope = json.loads(to_json_envelope(message))
+        envelope["deliveredAt"] = text
+        raw = json.dumps(envelope, separators=(",", ":"))
+        return await self.store_raw_entry(message.session_id, message.priority, raw)
 
     async def store_raw_entry(self, session_id: str, priority: Priority | str, raw: Any) -> str:
         stream = RedisKeys(self.prefixes).inbox_stream(session_id, Priority.NOW)
