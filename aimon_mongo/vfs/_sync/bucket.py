@@ -437,7 +437,8 @@ class BucketFileSystem(FileSystemBase):
         blocker = next((parent for parent in parents if parent in stored), None)
         if blocker is not None:
             raise InvalidPathError(name, parent_is_a_file(blocker))
-        if self._first_under(name + SEPARATOR) is not None:
+        # An existing file is no directory: writers never put names under a file (see the parent check).
+        if name not in stored and self._first_under(name + SEPARATOR) is not None:
             raise InvalidPathError(name, IS_A_DIRECTORY)
         condition: _Condition | None = None
         base: Revision | None = None
