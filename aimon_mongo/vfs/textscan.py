@@ -140,17 +140,17 @@ class GrepScanner:
         self._decoder.reset()
         self._files += 1
 
-    def _scan(self, data: bytes) -> None:
-        if self._needle not in data:
-            self._line += data.count(b"\n")
+    def _scan(self, lines: bytes) -> None:
+        """Search ``\n``-separated complete lines (``lines`` holds no trailing ``\n``)."""
+        if self._needle not in lines:
+            self._line += lines.count(b"\n") + 1
             return
-        for raw in data.split(b"\n"):
+        for raw in lines.split(b"\n"):
             self._line += 1
             if self._needle in raw:
                 self._file_matches.append(
                     GrepMatch(path=self._path, line=self._line, text=raw.decode("utf-8", "replace"))
                 )
-        self._line -= 1  # the last piece ended no line; data here always ends with "\n" or the file
 
     def feed(self, chunk: bytes) -> None:
         """The next bytes of the current file (call :meth:`admits` first)."""
@@ -171,7 +171,7 @@ class GrepScanner:
             self._pending = data
             return
         self._pending = data[cut + 1 :]
-        self._scan(data[: cut + 1])
+        self._scan(data[:cut])
 
     def end_file(self, complete: bool = True) -> None:
         """The current file ended (``complete=False``: the search stopped inside it, or it vanished); its
@@ -183,8 +183,7 @@ class GrepScanner:
                 self._binary = True
         if not self._binary:
             if complete:
-                self._scan(self._pending)
-                self._line += 1
+                self._scan(self._pending)  # the last line (empty when the file ends with "\n")
             self._matches.extend(self._file_matches)
         self._file_matches = []
         self._pending = b""
