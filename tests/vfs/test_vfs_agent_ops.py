@@ -382,3 +382,25 @@ async def test_pure_posix_paths_are_normal_path_inputs(fs: Any) -> None:
         await fs.read(PurePosixPath("/pp/a.txt"))
     with pytest.raises(InvalidPathError, match=r"path must be a str or an os\.PathLike"):
         await fs.read(b"pp/a.txt")
+
+
+async def test_retries_cover_a_lost_read_race_and_stop_after_the_attempts() -> None:
+    from aimon_mongo.errors import FileReplacedError
+    from aimon_mongo.vfs._async.retry import retry_conflicts
+
+    failures = [FileReplacedError("f.txt"), RevisionMismatchError("f.txt", "a", "b")]
+
+    async def flaky() -> str:
+        if failures:
+            raise failures.pop(0)
+        return "done"
+
+    assert await retry_conflicts(flaky) == "done" and failures == []
+
+    async def always() -> str:
+        raise RevisionMismatchError("f.txt", "a", "b")
+
+    with pytest.raises(RevisionMismatchError):
+        await retry_conflicts(always, attempts=3)
+    with pytest.raises(InvalidArgumentError, match="attempts must be an int >= 1"):
+        await retry_conflicts(always, attempts=0)
