@@ -1,7 +1,5 @@
 """``python -m aimon_mongo`` runs the ``aimon-mongo`` command."""
 
-import sys
+from aimon_mongo._console import run
 
-from aimon_mongo.cli import main
-
-sys.exit(main())
+run()

@@ -2,7 +2,8 @@
 
 An explicit value (``--uri``, a ``uri=`` argument) wins; then ``AIMON_MONGODB_URI``; then ``MONGODB_URI``.
 The library's convenience constructors, the CLI, the demo, the examples and the fsspec filesystem all ask
-:func:`resolve_mongodb_uri`, so a user sets one variable and every path agrees on it.
+:func:`resolve_mongodb_uri`, so a user sets one variable and every path agrees on it; with none of them set,
+the constructors and the CLI use :data:`DEFAULT_URI` and the demo and the examples start a local stand-in.
 """
 
 from __future__ import annotations
@@ -43,3 +44,13 @@ def uri_source(explicit: str | None = None) -> str | None:
         if os.environ.get(name):
             return name
     return None
+
+
+DEFAULT_URI: Final = "mongodb://localhost:27017"
+"""What a convenience constructor connects to when no connection string is given anywhere (PyMongo's
+own default host and port)."""
+
+
+def mongodb_uri_or_default(explicit: str | None = None) -> str:
+    """:func:`resolve_mongodb_uri`, or :data:`DEFAULT_URI` when nothing is configured."""
+    return resolve_mongodb_uri(explicit) or DEFAULT_URI

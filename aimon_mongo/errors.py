@@ -53,6 +53,35 @@ class StaleFencingTokenError(AimonStorageError):
         )
 
 
+class CheckpointStoreError(AimonStorageError):
+    """A LangGraph checkpoint saver operation failed (``aimon_mongo.langgraph``)."""
+
+
+class StaleWriteOwnerError(StaleFencingTokenError):
+    """A write through a superseded write-ownership handle of a LangGraph thread was refused before
+    anything was written. ``is_stale_write_owner_error`` is the marker LangGraph's proposed
+    ``write_ownership`` conformance capability recognises."""
+
+    is_stale_write_owner_error = True
+
+    def __init__(self, thread_id: str, token: int, highest: int | None) -> None:
+        super().__init__(thread_id, token, highest)
+        self.thread_id = thread_id
+        self.args = (
+            f"write refused: the write owner of thread {thread_id!r} with fencing token {token} has been "
+            f"superseded (the thread's fence is {highest})",
+        )
+
+
+class WriteOwnershipError(CheckpointStoreError):
+    """Write ownership of a thread could not be taken (held by a live owner, or the store cannot fence)."""
+
+
+class ThreadExpiredError(CheckpointStoreError):
+    """A write would continue a LangGraph thread whose retention expired (its checkpoints are deleted or
+    being deleted); start the thread afresh instead."""
+
+
 class SchemaMigrationError(AimonStorageError):
     """Applying a store's schema (tables, indexes, migrations) failed."""
 

@@ -405,6 +405,60 @@ GRIDFS_N: Final = "n"
 # protocol name registered in pyproject.toml; users write it in URLs.
 VFS_GRIDFS_SCHEME: Final = "gridfs"
 
+# --- LangGraph checkpointer (aimon_mongo.langgraph; ours, additive) ---
+# Frozen once published: the collections, GridFS bucket, index names and document keys of the
+# checkpoint saver. Field names follow LangGraph's own vocabulary (snake_case, as its configs spell them).
+LG_CHECKPOINTS: Final = "langgraph_checkpoints"
+LG_THREADS: Final = "langgraph_threads"
+LG_VALUES_BUCKET: Final = "langgraph_values"  # GridFS bucket: langgraph_values.files / .chunks
+LG_VALUES_CHUNK_SIZE: Final = 1024 * 1024
+LG_IDX_CHECKPOINT: Final = "by_thread_ns_checkpoint"
+LG_IDX_VALUE_KEY: Final = "by_thread_ns_value_key"
+LG_IDX_RUN_ID: Final = "by_run_id"
+LG_IDX_THREAD_EXPIRES: Final = "by_expires_at"
+LG_IDX_THREAD_PURGE: Final = "ttl_purge_at"
+LG_IDX_VALUES_THREAD: Final = "by_thread"
+LG_IDX_VALUES_CHUNKS: Final = "files_id_1_n_1"  # the name every driver gives the GridFS chunks index
+# The lease key of a thread's write ownership in the session LeaseStore ("<prefix><thread_id>").
+LG_LEASE_PREFIX: Final = "langgraph-thread:"
+# Checkpoint documents.
+LG_F_THREAD_ID: Final = "thread_id"
+LG_F_CHECKPOINT_NS: Final = "checkpoint_ns"
+LG_F_CHECKPOINT_ID: Final = "checkpoint_id"
+LG_F_PARENT_CHECKPOINT_ID: Final = "parent_checkpoint_id"
+LG_F_CHECKPOINT: Final = "checkpoint"
+LG_F_CHANNEL_VERSIONS: Final = "channel_versions"
+LG_F_METADATA: Final = "metadata"
+LG_F_METADATA_KEYS: Final = "metadata_keys"
+LG_F_RUN_ID: Final = "run_id"
+LG_F_VALUES: Final = "values"
+LG_F_WRITES: Final = "writes"
+LG_F_FENCING_TOKEN: Final = "fencing_token"
+# Sub-documents: a serde pair, a channel version, a metadata key, a stored value, a pending write.
+LG_F_TYPE: Final = "type"
+LG_F_DATA: Final = "data"
+LG_F_CHANNEL: Final = "channel"
+LG_F_VERSION: Final = "version"
+LG_F_KEY: Final = "key"
+LG_F_VALUE: Final = "value"
+LG_F_FILE_ID: Final = "file_id"
+LG_F_SIZE: Final = "size"
+LG_F_TASK_ID: Final = "task_id"
+LG_F_TASK_PATH: Final = "task_path"
+LG_F_IDX: Final = "idx"
+# Thread documents (fence, retention, sweep state).
+LG_F_TTL_MS: Final = "ttl_ms"
+LG_F_EXPIRES_AT: Final = "expires_at"
+LG_F_WRITE_SEQ: Final = "write_seq"
+LG_F_SWEEPING: Final = "sweeping"
+LG_F_EXPIRED_AT: Final = "expired_at"
+LG_F_PURGE_AT: Final = "purge_at"
+# GridFS file metadata of a stored value.
+LG_META_THREAD_ID: Final = "thread_id"
+LG_META_CHECKPOINT_NS: Final = "checkpoint_ns"
+# The serde type stored for a channel listed in new_versions without a value (LangGraph's own spelling).
+LG_EMPTY_TYPE: Final = "empty"
+
 # --- Keys shared with the wider runtime ---
 # Frozen: out-of-tree tools read the raw strings.
 TOOL_CONTEXT_CONVERSATION_ID: Final = "conversationId"

@@ -31,7 +31,7 @@ def require_id(value: object, argument: str) -> str:
 def require_positive(ttl: object, argument: str) -> timedelta:
     """``ttl`` if it is a positive :class:`timedelta`."""
     if not isinstance(ttl, timedelta):
-        raise InvalidArgumentError(f"{argument} must be a timedelta, got {type(ttl).__name__}")
+        raise InvalidArgumentError(f"{argument} must be a timedelta, got {type(ttl).__name__}: {_shown(ttl)}")
     if ttl <= timedelta(0):
         raise InvalidArgumentError(f"{argument} must be positive, got {ttl}")
     return ttl
@@ -40,7 +40,7 @@ def require_positive(ttl: object, argument: str) -> timedelta:
 def require_token(token: object, argument: str = "fencing_token") -> int:
     """A fencing token: an ``int`` >= 1 (``bool`` is refused)."""
     if isinstance(token, bool) or not isinstance(token, int):
-        raise InvalidArgumentError(f"{argument} must be an int, got {type(token).__name__}")
+        raise InvalidArgumentError(f"{argument} must be an int, got {type(token).__name__}: {_shown(token)}")
     if token < 1:
         raise InvalidArgumentError(f"{argument} must be >= 1, got {token}")
     return token
@@ -51,19 +51,25 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:60] + "…"
 
 
+def a_or_an(name: str) -> str:
+    """``"an InboundMessage"``, ``"a Lease"``: the type name with its indefinite article."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
 def require_instance(value: object, expected: type[T], argument: str) -> T:
     """``value`` if it is an instance of ``expected`` (e.g. an :class:`InboundMessage`)."""
     if not isinstance(value, expected):
-        raise InvalidArgumentError(
-            f"{argument} must be a {expected.__name__}, got {type(value).__name__}: {_shown(value)}"
-        )
+        wanted, got = expected.__name__, type(value).__name__
+        if wanted == got:  # e.g. mongomock's Database for PyMongo's: name both by module
+            wanted, got = f"{expected.__module__}.{wanted}", f"{type(value).__module__}.{got}"
+        raise InvalidArgumentError(f"{argument} must be {a_or_an(wanted)}, got {got}: {_shown(value)}")
     return value
 
 
 def require_limit(value: object, argument: str = "limit") -> int:
     """A positive ``int`` page size or bound (``bool`` is refused)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgumentError(f"{argument} must be an int, got {type(value).__name__}")
+        raise InvalidArgumentError(f"{argument} must be an int, got {type(value).__name__}: {_shown(value)}")
     if value < 1:
         raise InvalidArgumentError(f"{argument} must be >= 1, got {value}")
     return value
@@ -72,9 +78,9 @@ def require_limit(value: object, argument: str = "limit") -> int:
 def require_aware(value: object, argument: str) -> datetime:
     """A timezone-aware ``datetime`` (naive ones are ambiguous across nodes), as UTC."""
     if not isinstance(value, datetime):
-        raise InvalidArgumentError(f"{argument} must be a datetime, got {type(value).__name__}")
+        raise InvalidArgumentError(f"{argument} must be a datetime, got {type(value).__name__}: {_shown(value)}")
     if value.tzinfo is None or value.utcoffset() is None:
-        raise InvalidArgumentError(f"{argument} must be timezone-aware, got a naive datetime")
+        raise InvalidArgumentError(f"{argument} must be timezone-aware, got the naive datetime {value.isoformat()}")
     return value.astimezone(UTC)
 
 
@@ -141,5 +147,7 @@ def optional_budget_override(value: object) -> dict[str, Any] | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise InvalidArgumentError(f"budget_override must be a dict or None, got {type(value).__name__}")
+        raise InvalidArgumentError(
+            f"budget_override must be a dict or None, got {type(value).__name__}: {_shown(value)}"
+        )
     return require_nesting(value, "budget_override", MAX_JSON_DEPTH)

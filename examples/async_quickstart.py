@@ -3,8 +3,8 @@
 
     python examples/async_quickstart.py
 
-Runs against MONGODB_URI, or starts the local MongoDB stand-in for the run; uses a fresh database and
-drops it at the end.
+Runs against AIMON_MONGODB_URI, else MONGODB_URI, or starts the local MongoDB stand-in for the run; uses a
+fresh database and drops it at the end.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from pymongo import AsyncMongoClient
 
+from aimon_mongo.connection import uri_source
 from aimon_mongo.model import InboundMessage, Principal, TextInput
 from aimon_mongo.mongo import AsyncMongoSessionBackends, ensure_schema_async
 from aimon_mongo.snapshots import AsyncVfsSessionSnapshotStore, Message, Role, SessionSnapshot, TextBlock
@@ -63,7 +64,7 @@ async def run(uri: str, database: str) -> None:
 def main() -> None:
     database = f"aimon_example_{uuid.uuid4().hex[:8]}"
     with mongodb_or_standin() as (uri, server):
-        print(f"MongoDB: {'local stand-in' if server else 'MONGODB_URI'}; database {database}")
+        print(f"MongoDB: {'local stand-in' if server else uri_source()}; database {database}")
         asyncio.run(run(uri, database))
 
 

@@ -5,8 +5,8 @@
     python examples/browse_snapshots.py --db aimon       # browse an existing filesystem database
     python examples/browse_snapshots.py --context agent:analyst:c-1
 
-Runs against MONGODB_URI, or starts the local MongoDB stand-in for the run. Without --db it saves two
-sample transcripts into a fresh database (dropped at the end) so there is something to browse.
+Runs against AIMON_MONGODB_URI, else MONGODB_URI, or starts the local MongoDB stand-in for the run. Without
+--db it saves two sample transcripts into a fresh database (dropped at the end) so there is something to browse.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import uuid
 
 from pymongo import MongoClient
 
+from aimon_mongo.connection import uri_source
 from aimon_mongo.model import TextInput
 from aimon_mongo.snapshots import (
     Message,
@@ -74,7 +75,7 @@ def main() -> None:
     args = parser.parse_args()
     database = args.db or f"aimon_example_{uuid.uuid4().hex[:8]}"
     with mongodb_or_standin() as (uri, server):
-        print(f"MongoDB: {'local stand-in' if server else 'MONGODB_URI'}; database {database}")
+        print(f"MongoDB: {'local stand-in' if server else uri_source()}; database {database}")
         client: MongoClient[dict[str, object]] = MongoClient(uri, tz_aware=True)
         try:
             with GridFSFileSystem(client, database) as fs:

@@ -6,8 +6,8 @@
 node-a receives requests for conversation c-1 but does not hold it; node-b does. node-a delivers three
 messages (priorities LATER, NOW, NEXT) and publishes MESSAGE_ENQUEUED; node-b, subscribed to c-1, wakes
 up, takes the lease (a fencing token) and collects: first only the NOW tier, then everything left, in
-priority and arrival order. Runs against MONGODB_URI, or starts the local MongoDB stand-in for the run;
-uses a fresh database and drops it at the end.
+priority and arrival order. Runs against AIMON_MONGODB_URI, else MONGODB_URI, or starts the local MongoDB
+stand-in for the run; uses a fresh database and drops it at the end.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 from pymongo import MongoClient
 
+from aimon_mongo.connection import uri_source
 from aimon_mongo.model import InboundMessage, Principal, Priority, SessionSignal, SignalKind, TextInput
 from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
 from aimon_mongo.standin import mongodb_or_standin
@@ -72,7 +73,7 @@ def run(node_a: MongoSessionBackends, node_b: MongoSessionBackends) -> None:
 def main() -> None:
     database = f"aimon_example_{uuid.uuid4().hex[:8]}"
     with mongodb_or_standin() as (uri, server):
-        print(f"MongoDB: {'local stand-in' if server else 'MONGODB_URI'}; database {database}")
+        print(f"MongoDB: {'local stand-in' if server else uri_source()}; database {database}")
         client: MongoClient[dict[str, object]] = MongoClient(uri, tz_aware=True)
         try:
             ensure_schema(client[database])  # once per deployment (or apply db/mongodb/init.js)

@@ -3,8 +3,8 @@
 
     python examples/vfs_walkthrough.py
 
-Runs against MONGODB_URI, or starts the local MongoDB stand-in for the run; uses a fresh database and
-drops it at the end.
+Runs against AIMON_MONGODB_URI, else MONGODB_URI, or starts the local MongoDB stand-in for the run; uses a
+fresh database and drops it at the end.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import uuid
 import fsspec
 from pymongo import MongoClient
 
+from aimon_mongo.connection import uri_source
 from aimon_mongo.errors import VfsFileNotFoundError
 from aimon_mongo.standin import mongodb_or_standin
 from aimon_mongo.vfs import GridFSFileSystem
@@ -67,7 +68,7 @@ def through_fsspec(uri: str, database: str) -> None:
 def main() -> None:
     database = f"aimon_example_{uuid.uuid4().hex[:8]}"
     with mongodb_or_standin() as (uri, server):
-        print(f"MongoDB: {'local stand-in' if server else 'MONGODB_URI'}; database {database}")
+        print(f"MongoDB: {'local stand-in' if server else uri_source()}; database {database}")
         client: MongoClient[dict[str, object]] = MongoClient(uri, tz_aware=True)
         try:
             with GridFSFileSystem(client, database) as fs:

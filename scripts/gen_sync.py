@@ -55,11 +55,27 @@ RULES: list[tuple[str, str]] = [
     (r"\basync\b", "sync"),
 ]
 _COMPILED = [(re.compile(pattern), repl) for pattern, repl in RULES]
+
+# Extra rules by package (applied before RULES): LangGraph spells its async saver methods with an "a"
+# prefix (aput -> put, alist -> list, ...), and our saver's own methods follow that convention.
+PACKAGE_RULES: dict[str, list[tuple[str, str]]] = {
+    "aimon_mongo/langgraph/": [
+        (
+            r"\ba(get_tuple|list|put_writes|put|delete_thread|delete_for_runs|copy_thread|prune|get"
+            r"|claim_write_ownership|check_write_ownership|extend_write_ownership|release_write_ownership"
+            r"|sweep_expired|threads|find_checkpoint|stored_record|history)\b",
+            r"\1",
+        ),
+    ],
+}
+_PACKAGE_COMPILED = {
+    prefix: [(re.compile(pattern), repl) for pattern, repl in rules] for prefix, rules in PACKAGE_RULES.items()
+}
 _PRAGMA = re.compile(r"^(?P<indent>\s*)(?P<code>.*?)\s*# sync: (?P<text>.*)$")
 
 
-def convert_line(line: str) -> str | None:
-    """The sync form of one source line (``None`` drops it)."""
+def convert_line(line: str, extra: list[tuple[re.Pattern[str], str]] | None = None) -> str | None:
+    """The sync form of one source line (``None`` drops it); ``extra`` rules run first."""
     body = line.rstrip("\n")
     match = _PRAGMA.match(body)
     if match:
@@ -67,15 +83,16 @@ def convert_line(line: str) -> str | None:
         if text == "drop":
             return None
         return match.group("indent") + text + "\n"
-    for pattern, repl in _COMPILED:
+    for pattern, repl in [*(extra or []), *_COMPILED]:
         body = pattern.sub(repl, body)
     return body + "\n"
 
 
 def convert(source_text: str, source_rel: str) -> str:
     out = [HEADER.format(source=source_rel)]
+    extra = [rule for prefix, rules in _PACKAGE_COMPILED.items() if source_rel.startswith(prefix) for rule in rules]
     for line in source_text.splitlines(keepends=True):
-        converted = convert_line(line)
+        converted = convert_line(line, extra)
         if converted is not None:
             out.append(converted)
     return "".join(out)

@@ -1,8 +1,9 @@
 """The ``aimon-mongo`` command (also ``python -m aimon_mongo``).
 
-Exit codes: 0 success, 1 the operation failed (one clear line on stderr, never a traceback), 2 usage.
-Connection: ``--uri`` or ``AIMON_MONGODB_URI`` (default ``mongodb://localhost:27017``); ``--db`` and
-``--bucket`` pick the filesystem's database and GridFS bucket, ``--session-db`` the session-state database.
+Exit codes: 0 success, 1 the operation failed (one clear line on stderr, never a traceback), 2 usage,
+130 interrupted (Ctrl-C). Connection: ``--uri``, else ``AIMON_MONGODB_URI``, else ``MONGODB_URI``, else
+``mongodb://localhost:27017`` (:mod:`aimon_mongo.connection`); ``--db`` and ``--bucket`` pick the
+filesystem's database and GridFS bucket, ``--session-db`` the session-state database.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from collections.abc import Sequence
 
 import typer
 
+import aimon_mongo
 from aimon_mongo import names
 from aimon_mongo.cli import _context
-from aimon_mongo.cli._context import DEFAULT_URI, CliContext, uri_from_env
+from aimon_mongo.cli._context import CliContext
 from aimon_mongo.cli._errors import GuardedGroup, run_guarded
+from aimon_mongo.connection import DEFAULT_URI, GENERIC_URI_ENV, URI_ENV, resolve_mongodb_uri, uri_source
 
 app = typer.Typer(
     name="aimon-mongo",
@@ -23,24 +26,38 @@ app = typer.Typer(
     help="Browse and operate what AI-agent sessions stored: files, transcripts, inboxes, leases, tasks.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    rich_markup_mode=None,  # plain help: flags without a type column, docstrings shown as written
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"aimon-mongo {aimon_mongo.__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def _global_options(
     ctx: typer.Context,
     uri: str = typer.Option(
-        None, "--uri", envvar="AIMON_MONGODB_URI", help="MongoDB connection string.", show_default=False
+        None,
+        "--uri",
+        help=f"MongoDB connection string [default: ${URI_ENV}, else ${GENERIC_URI_ENV}, else {DEFAULT_URI}]",
+        show_default=False,
     ),
     db: str = typer.Option(names.DEFAULT_VFS_DATABASE, "--db", help="Database of the virtual filesystem."),
     bucket: str = typer.Option(names.DEFAULT_GRIDFS_BUCKET, "--bucket", help="GridFS bucket of the filesystem."),
     session_db: str = typer.Option(
         names.DEFAULT_SESSION_DATABASE, "--session-db", help="Database of the session state."
     ),
-    timeout_ms: int = typer.Option(5000, "--timeout-ms", help="Server selection timeout."),
+    timeout_ms: int = typer.Option(
+        5000, "--timeout-ms", min=1, help="How long to wait for a server to answer, in milliseconds."
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
-    configured = uri or uri_from_env()
+    configured = resolve_mongodb_uri(uri)
     context = CliContext(
         uri=configured or DEFAULT_URI,
         vfs_db=db,
@@ -48,6 +65,7 @@ def _global_options(
         session_db=session_db,
         timeout_ms=timeout_ms,
         uri_configured=configured is not None,
+        uri_source=uri_source(uri),
     )
     ctx.obj = context
     _context.current = context

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,13 +18,14 @@ from rich.console import Console
 
 from aimon_mongo import names
 from aimon_mongo.cli._errors import CommandFailed
+from aimon_mongo.connection import DEFAULT_URI
 
 if TYPE_CHECKING:
     from aimon_mongo.mongo import MongoSessionBackends
     from aimon_mongo.vfs import GridFSFileSystem
 
-DEFAULT_URI = "mongodb://localhost:27017"
-URI_ENV = "AIMON_MONGODB_URI"
+__all__ = ["DEFAULT_URI", "CliContext", "of"]
+
 CLI_NODE_ID = "aimon-mongo-cli"
 """The node id the command's session stores run under (it never publishes or holds a lease)."""
 
@@ -32,8 +34,10 @@ CLI_NODE_ID = "aimon-mongo-cli"
 class CliContext:
     """Connection settings from the global options; clients open on first use and close at exit.
 
-    ``uri_configured`` is false when no ``--uri`` / ``AIMON_MONGODB_URI`` was given (``uri`` is then the
-    default); the demo starts the local stand-in in that case.
+    ``uri_configured`` is false when none of ``--uri``, ``AIMON_MONGODB_URI``, ``MONGODB_URI`` was given
+    (``uri`` is then the default, and the demo starts the local stand-in); ``uri_source`` names which one
+    was used. Read-only commands ask :meth:`filesystem` / :meth:`backends` with ``existing=True`` (the
+    default): a database or bucket that does not exist is then reported, never created.
     """
 
     uri: str = DEFAULT_URI
@@ -42,6 +46,7 @@ class CliContext:
     bucket: str = names.DEFAULT_GRIDFS_BUCKET
     timeout_ms: int = 5000
     uri_configured: bool = True
+    uri_source: str | None = None
     console: Console = field(default_factory=lambda: make_console())
     err: Console = field(default_factory=lambda: make_console(stderr=True))
     _client: MongoClient[dict[str, Any]] | None = None
@@ -52,8 +57,12 @@ class CliContext:
     def client(self) -> MongoClient[dict[str, Any]]:
         if self._client is None:
             try:
-                self._client = MongoClient(self.uri, serverSelectionTimeoutMS=self.timeout_ms, tz_aware=True)
-            except (ConfigurationError, ValueError) as exc:  # InvalidURI is a ConfigurationError
+                with warnings.catch_warnings():
+                    # PyMongo warns about an option value it cannot use (tls=maybe) and ignores the option:
+                    # for a command that is a mistake to report, not a warning to print and carry on.
+                    warnings.simplefilter("error", UserWarning)
+                    self._client = MongoClient(self.uri, serverSelectionTimeoutMS=self.timeout_ms, tz_aware=True)
+            except (ConfigurationError, ValueError, UserWarning) as exc:  # InvalidURI is a ConfigurationError
                 raise CommandFailed(f"invalid MongoDB URI: {exc}") from None
         return self._client
 
@@ -62,21 +71,46 @@ class CliContext:
         """The database of the session stores (``--session-db``)."""
         return self.client[self.session_db]
 
-    def filesystem(self) -> GridFSFileSystem:
-        """The GridFS filesystem of ``--db`` / ``--bucket``, initialized; closed with the context."""
+    def require_database(self, name: str, option: str) -> set[str]:
+        """The collection names of database ``name``; :class:`CommandFailed` when it has none (MongoDB
+        then has no such database: a read must not create it). ``option`` is the flag that picks it."""
+        found = set(self.client[name].list_collection_names())
+        if not found:
+            raise CommandFailed(
+                f"database {name!r} does not exist at {self.hosts()} (nothing is stored in it; {option} picks "
+                "the database to read)"
+            )
+        return found
+
+    def filesystem(self, existing: bool = True) -> GridFSFileSystem:
+        """The GridFS filesystem of ``--db`` / ``--bucket``, initialized; closed with the context.
+
+        ``existing``: the database and the bucket must exist already (:class:`CommandFailed` otherwise, and
+        nothing is created); commands that write pass ``False``.
+        """
         from aimon_mongo.vfs import GridFSFileSystem
 
         if self._fs is None:
+            if existing:
+                found = self.require_database(self.vfs_db, "--db")
+                if f"{self.bucket}.files" not in found:
+                    raise CommandFailed(
+                        f"database {self.vfs_db!r} holds no files: it has no GridFS bucket {self.bucket!r} "
+                        "(--bucket picks another)"
+                    )
             fs = GridFSFileSystem(self.client, self.vfs_db, self.bucket)
             fs.initialize()
             self._fs = fs
         return self._fs
 
-    def backends(self) -> MongoSessionBackends:
-        """The MongoDB session stores on ``--session-db``; closed with the context."""
+    def backends(self, existing: bool = True) -> MongoSessionBackends:
+        """The MongoDB session stores on ``--session-db``; closed with the context. ``existing``: the
+        database must exist (:class:`CommandFailed` otherwise); ``init-db`` passes ``False``."""
         from aimon_mongo.mongo import MongoSessionBackends
 
         if self._backends is None:
+            if existing:
+                self.require_database(self.session_db, "--session-db")
             self._backends = MongoSessionBackends(self.session_database, CLI_NODE_ID)
         return self._backends
 
@@ -130,11 +164,6 @@ def of(ctx: typer.Context) -> CliContext:
     if not isinstance(found, CliContext):  # only when a command runs without the root callback
         raise RuntimeError("aimon-mongo command invoked without its global options")
     return found
-
-
-def uri_from_env() -> str | None:
-    """``AIMON_MONGODB_URI`` when set (Typer reads it for ``--uri`` too; this covers direct callers)."""
-    return os.environ.get(URI_ENV) or None
 
 
 def _json_default(value: Any) -> Any:

@@ -14,11 +14,14 @@ import typer
 from pymongo.errors import ConnectionFailure, PyMongoError
 from typer.core import TyperGroup
 
+from aimon_mongo.connection import URI_PRECEDENCE
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable
 
 HINT = "start the server or pass --uri / set AIMON_MONGODB_URI"
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, what a shell reports for a command stopped by Ctrl-C."""
 
 
 class CommandFailed(Exception):
@@ -31,6 +34,9 @@ class GuardedGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted(ctx)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
         except Exception as exc:
             line = failure_line(exc)
             if line is None:
@@ -43,6 +49,9 @@ def run_guarded(app: typer.Typer, argv: list[str]) -> int:
     """Run the Typer app; map every failure to one stderr line and an exit code."""
     try:
         app(args=argv, prog_name="aimon-mongo")
+    except KeyboardInterrupt:
+        interrupted(None)
+        return EXIT_INTERRUPTED
     except SystemExit as exc:  # Typer's standalone mode: usage errors exit 2, typer.Exit(n) exits n
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_FAILED)
     except Exception as exc:
@@ -59,12 +68,27 @@ def failure_line(exc: BaseException) -> str | None:
     if isinstance(exc, CommandFailed):
         return str(exc)
     if _caused_by(exc, ConnectionFailure):
-        return f"cannot reach MongoDB at {_hosts(exc)} ({HINT})"
+        return f"cannot reach MongoDB at {_hosts(exc)}{_source()} ({HINT})"
     if isinstance(exc, BackendUnavailable):
         return f"{exc} ({HINT})"
     if isinstance(exc, (AimonStorageError, PyMongoError, OSError)):
         return str(exc) or type(exc).__name__
     return None
+
+
+def interrupted(ctx: Any) -> None:
+    """Ctrl-C: say so in one line and close what the command opened, ignoring a second Ctrl-C meanwhile
+    (else it lands in the interpreter's exit handlers, which print a traceback of their own)."""
+    from aimon_mongo._console import interrupted as say_interrupted
+
+    say_interrupted()
+    if ctx is not None:
+        ctx.close()  # runs the context's close callbacks now, while SIGINT is ignored
+    else:
+        from aimon_mongo.cli import _context
+
+        if _context.current is not None:
+            _context.current.close()
 
 
 def report(message: str) -> None:
@@ -93,3 +117,15 @@ def _hosts(exc: BaseException) -> str:
     if _context.current is not None:
         return _context.current.hosts()
     return str(exc).split(" ", 1)[0].rstrip(":")
+
+
+def _source() -> str:
+    """`` (from MONGODB_URI)`` and the like: where the connection string came from, when not --uri."""
+    from aimon_mongo.cli import _context
+
+    current = _context.current
+    if current is None or current.uri_source == URI_PRECEDENCE[0]:
+        return ""
+    if current.uri_source is None:
+        return f" (the default: none of {', '.join(URI_PRECEDENCE[1:])} is set)"
+    return f" (from {current.uri_source})"

@@ -2,17 +2,19 @@
 
 The bar (bytes, rate, ETA) goes to stderr, so stdout stays clean for scripts. Downloads land in a
 temporary file next to the destination and are renamed into place at the end: an interrupted ``get``
-never leaves a truncated file under the destination name.
+never leaves a truncated file under the destination name. A new local file gets the mode ``cp`` would give
+it (``0666`` less the umask); a replaced one keeps its mode.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from rich.console import Console
 from rich.progress import (
@@ -60,12 +62,21 @@ def _pump(read: Callable[[int], bytes], write: Callable[[bytes], Any], advance: 
 
 
 def download(fs: FileSystem, source: str, destination: Path, console: Console) -> int:
-    """Copy the filesystem file ``source`` to the local ``destination``; returns the bytes copied."""
+    """Copy the filesystem file ``source`` to the local ``destination`` (replacing it); returns the bytes
+    copied."""
+    try:
+        kept_mode: int | None = stat.S_IMODE(destination.stat().st_mode)
+    except FileNotFoundError:
+        kept_mode = None
     with fs.open_input(source) as reader:
-        handle, temp = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".part", dir=destination.parent)
+        temp = destination.with_name(f".{destination.name}.{secrets.token_hex(4)}.part")
+        # 0o666 here: the umask then decides, as it does for cp and mongofiles
+        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
             with os.fdopen(handle, "wb") as out, _progress(f"get {source}", reader.size, console) as advance:
                 copied = _pump(reader.read, out.write, advance)
+            if kept_mode is not None:
+                os.chmod(temp, kept_mode)
             os.replace(temp, destination)
         except BaseException:
             with contextlib.suppress(OSError):
@@ -74,10 +85,12 @@ def download(fs: FileSystem, source: str, destination: Path, console: Console) -
     return copied
 
 
-def upload(fs: FileSystem, source: Path, destination: str, console: Console) -> FileInfo:
-    """Copy the local file ``source`` to ``destination`` in the filesystem (replacing it on success)."""
-    with open(source, "rb") as local:
-        total = os.fstat(local.fileno()).st_size
+def upload(fs: FileSystem, source: Path | IO[bytes], destination: str, console: Console) -> FileInfo:
+    """Copy the local file ``source`` (a path, or an open binary stream such as stdin) to ``destination``
+    in the filesystem (replacing it on success)."""
+    with contextlib.ExitStack() as stack:
+        local = stack.enter_context(open(source, "rb")) if isinstance(source, Path) else source
+        total = os.fstat(local.fileno()).st_size if isinstance(source, Path) else 0
         writer = fs.open_output(destination)
         try:
             with _progress(f"put {destination}", total, console) as advance:

@@ -1,12 +1,18 @@
-"""Registers every command group on the ``aimon-mongo`` app (one module per group)."""
+"""Registers every command group on the ``aimon-mongo`` app (one module per group).
+
+``schema`` and ``standin`` hand their arguments to command lines of their own (the schema gate's and the
+stand-in's, also ``python -m aimon_mongo.schema_gate`` / ``python -m aimon_mongo.standin``).
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import typer
 
 
 def register(app: typer.Typer) -> None:
-    from aimon_mongo.cli import demo, inbox, initdb, schema, sessions, snapshots, vfs
+    from aimon_mongo.cli import demo, inbox, initdb, langgraph, sessions, snapshots, vfs
 
     demo.register(app)
     vfs.register(app)
@@ -14,4 +20,29 @@ def register(app: typer.Typer) -> None:
     inbox.register(app)
     sessions.register(app)
     initdb.register(app)
-    schema.register(app)
+    _delegate(
+        app,
+        "schema",
+        "aimon_mongo.schema_gate.cli",
+        "Persisted-schema gate: check | baseline | record | update | review | generate | finalize.",
+    )
+    langgraph.register(app)
+    _delegate(
+        app, "standin", "aimon_mongo.standin.cli", "Local MongoDB stand-in: serve [--port P] [--data DIR] | setup."
+    )
+
+
+def _delegate(app: typer.Typer, name: str, module: str, summary: str) -> None:
+    """``aimon-mongo NAME ARGS...`` runs ``module.main(ARGS)`` (its own parser, help and exit status)."""
+
+    def run(ctx: typer.Context) -> None:
+        code = importlib.import_module(module).main(list(ctx.args))
+        if code:
+            raise typer.Exit(code)
+
+    run.__doc__ = summary
+    app.command(
+        name,
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
+        add_help_option=False,
+    )(run)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._output import JsonFlag
+from aimon_mongo.connection import URI_PRECEDENCE, resolve_mongodb_uri
 
 
 def register(app: typer.Typer) -> None:
@@ -20,6 +22,21 @@ def register(app: typer.Typer) -> None:
                 "--uri", help="Run against this deployment (else AIMON_MONGODB_URI, MONGODB_URI, or a stand-in)."
             ),
         ] = None,
+        database: Annotated[
+            str | None,
+            typer.Option("--db", help="Database for everything the demo stores (default: a fresh aimon_demo_*)."),
+        ] = None,
+        session_database: Annotated[
+            str | None, typer.Option("--session-db", help="Database of the session stores (default: as --db).")
+        ] = None,
+        data: Annotated[
+            Path | None,
+            typer.Option(
+                "--data",
+                file_okay=False,
+                help="Keep the stand-in's data in this directory (aimon-mongo standin serve --data serves it again).",
+            ),
+        ] = None,
         drop: Annotated[bool, typer.Option("--drop", help="Drop the demo's database at the end.")] = False,
         as_json: JsonFlag = False,
     ) -> None:
@@ -27,9 +44,19 @@ def register(app: typer.Typer) -> None:
         from aimon_mongo.demo import run_demo
 
         cli = _context.of(ctx)
-        target = uri or (cli.uri if cli.uri_configured else None)
+        explicit = uri or (cli.uri if cli.uri_source == URI_PRECEDENCE[0] else None)
+        target = resolve_mongodb_uri(explicit)
         if target is not None:
             cli.uri = target  # a connection failure then names the host the demo tried
-        summary = run_demo(target, as_json=as_json, drop=drop, console=cli.console, timeout_ms=cli.timeout_ms)
+        summary = run_demo(
+            explicit,
+            as_json=as_json,
+            drop=drop,
+            console=cli.console,
+            timeout_ms=cli.timeout_ms,
+            database=session_database or database,
+            vfs_database=database or session_database,
+            data=data,
+        )
         if as_json:
             cli.emit_json(summary)

@@ -2,7 +2,8 @@
 
 It runs :func:`aimon_mongo.mongo.ensure_schema` on ``--session-db`` — the same collections, capped sizes
 and named indexes as ``db/mongodb/init.js`` (a test keeps the two equal) — then lists what the database
-holds. ``--print-js`` prints the path of ``init.js`` for operators who apply it with ``mongosh``.
+holds. ``--print-js`` prints the path of the operator script for ``mongosh``: the copy installed with the
+package (``aimon_mongo/mongo/init.js``, kept byte-equal to ``db/mongodb/init.js`` by a test).
 """
 
 from __future__ import annotations
@@ -12,25 +13,21 @@ from typing import Annotated, Any
 
 import typer
 
-import aimon_mongo
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._errors import CommandFailed
 from aimon_mongo.cli._output import JsonFlag, cell, table
 from aimon_mongo.mongo import ensure_schema
 from aimon_mongo.mongo.schema import session_schema
 
-INIT_JS = Path("db") / "mongodb" / "init.js"
+INIT_JS = Path(__file__).resolve().parents[1] / "mongo" / "init.js"
+"""The operator script as package data."""
 
 
 def init_js_path() -> Path:
-    """``db/mongodb/init.js`` of the source tree this package runs from."""
-    path = Path(aimon_mongo.__file__).resolve().parents[1] / INIT_JS
-    if not path.is_file():
-        raise CommandFailed(
-            f"{INIT_JS} is not next to this installation ({path.parent}); it ships with the source "
-            "repository — or run 'aimon-mongo init-db', which creates the same schema"
-        )
-    return path
+    """The installed ``init.js`` (the same bytes as the repository's ``db/mongodb/init.js``)."""
+    if not INIT_JS.is_file():
+        raise CommandFailed(f"{INIT_JS} is missing from this installation (reinstall aimon-mongo, or run init-db)")
+    return INIT_JS
 
 
 def schema_state(cli: _context.CliContext) -> list[dict[str, Any]]:
@@ -38,7 +35,7 @@ def schema_state(cli: _context.CliContext) -> list[dict[str, Any]]:
     database = cli.session_database
     listed = {info["name"]: info.get("options", {}) for info in database.list_collections()}
     rows = []
-    for spec in session_schema(cli.backends().collection_names):
+    for spec in session_schema(cli.backends(existing=False).collection_names):
         present = {index["name"] for index in database[spec.name].list_indexes()} if spec.name in listed else set()
         rows.append(
             {
@@ -56,7 +53,7 @@ def register(app: typer.Typer) -> None:
     def init_db(
         ctx: typer.Context,
         print_js: Annotated[
-            bool, typer.Option("--print-js", help="Only print the path of db/mongodb/init.js (for mongosh).")
+            bool, typer.Option("--print-js", help="Only print the path of the init.js operator script (for mongosh).")
         ] = False,
         as_json: JsonFlag = False,
     ) -> None:
@@ -69,7 +66,7 @@ def register(app: typer.Typer) -> None:
             else:
                 print(path)
             return
-        ensure_schema(cli.session_database, cli.backends().collection_names)
+        ensure_schema(cli.session_database, cli.backends(existing=False).collection_names)
         rows = schema_state(cli)
         if as_json:
             cli.emit_json({"database": cli.session_db, "collections": rows})

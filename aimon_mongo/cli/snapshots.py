@@ -120,7 +120,7 @@ def export(
     text: Annotated[bool, typer.Option("--text", help="Write the plain-text rendering instead.")] = False,
     base_dir: BaseDir = DEFAULT_SNAPSHOT_BASE_DIR,
 ) -> None:
-    """Write a stored snapshot to a local file: the stored envelope verbatim, or ``--text``."""
+    """Write a stored snapshot to a local file: the stored envelope verbatim, or --text."""
     store = _store(ctx, base_dir)
     data, envelope = _read(store, task_id)
     if text:

@@ -7,6 +7,7 @@ dropped, so ``/workspace/c-1`` and ``workspace/c-1`` are the same directory.
 from __future__ import annotations
 
 import base64
+import os
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -37,8 +38,9 @@ def normalize(path: str) -> str:
     return stripped if stripped else paths.ROOT
 
 
-def _fs(ctx: typer.Context) -> FileSystem:
-    return _context.of(ctx).filesystem()
+def _fs(ctx: typer.Context, existing: bool = True) -> FileSystem:
+    """The filesystem; ``existing``: its database and bucket must exist (reads never create them)."""
+    return _context.of(ctx).filesystem(existing)
 
 
 def _info_json(info: FileInfo) -> dict[str, Any]:
@@ -59,6 +61,10 @@ def ls(
     cli = _context.of(ctx)
     if as_json:
         cli.emit_json([_info_json(info) for info in infos])
+        return
+    if not infos:
+        where = "the root" if target == paths.ROOT else target
+        cli.err.print(cell(f"{where} is an empty directory ({fs.working_directory})", "dim"), soft_wrap=True)
         return
     if not long:
         for info in infos:
@@ -121,29 +127,89 @@ def cat(ctx: typer.Context, path: PathArg, as_json: JsonFlag = False) -> None:
     out.flush()
 
 
+Recursive = Annotated[bool, typer.Option("--recursive", "-r", help="Copy a directory and everything under it.")]
+STDIO = "-"
+
+
+def _local_plan(fs: FileSystem, source: str, target: Path) -> tuple[list[Path], list[tuple[str, Path]]]:
+    """The local directories to create and the (remote file, local file) pairs of a recursive ``get``."""
+    directories, files = [target], []
+    for info in fs.ls_info(source):
+        local = target / paths.base_name(info.path)
+        if info.is_dir:
+            more_dirs, more_files = _local_plan(fs, info.path, local)
+            directories += more_dirs
+            files += more_files
+        else:
+            files.append((info.path, local))
+    return directories, files
+
+
+def _refuse_existing(targets: list[Path], force: bool) -> None:
+    existing = [t for t in targets if t.exists() or t.is_symlink()]
+    if existing and not force:
+        more = f" and {len(existing) - 1} more" if len(existing) > 1 else ""
+        raise CommandFailed(f"{existing[0]}{more} already exists (--force replaces it)")
+    for t in existing:
+        if t.is_dir():
+            raise CommandFailed(f"{t} is a directory; a file cannot replace it")
+
+
 @vfs_app.command("get")
 def get(
     ctx: typer.Context,
     source: PathArg,
     destination: Annotated[
-        Path | None, typer.Argument(help="Local file or directory (default: the file's name here).")
+        str | None,
+        typer.Argument(help="Local file or directory (default: the source's name here; '-' for stdout)."),
     ] = None,
+    recursive: Recursive = False,
+    force: Annotated[bool, typer.Option("--force", "-f", help="Replace local files that exist.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Download a file to the local disk (a progress bar over 1 MiB)."""
+    """Download a file (-r: a directory) to the local disk; refuses to replace a local file without -f.
+
+    A progress bar shows for a file over 1 MiB. New files get the mode cp would give them (0666 less the
+    umask); a replaced file keeps its mode.
+    """
     fs = _fs(ctx)
     src = normalize(source)
-    if not fs.is_file(src):
-        raise VfsFileNotFoundError(src) if not fs.exists(src) else CommandFailed(f"not a file: {src}")
-    target = destination if destination is not None else Path(paths.base_name(src))
-    if target.is_dir():
-        target = target / paths.base_name(src)
     cli = _context.of(ctx)
-    copied = download(fs, src, target, cli.err)
-    if as_json:
-        cli.emit_json({"source": src, "destination": str(target), "bytes": copied})
+    if destination == STDIO:
+        if not fs.is_file(src):
+            raise VfsFileNotFoundError(src) if not fs.exists(src) else CommandFailed(f"not a file: {src}")
+        sys.stdout.flush()
+        read_all(fs, src, sys.stdout.buffer.write)
+        sys.stdout.buffer.flush()
+        return
+    if fs.is_dir(src):
+        if not recursive:
+            raise CommandFailed(f"{src} is a directory (-r copies it with everything under it)")
+        if destination is None and src == paths.ROOT:
+            raise CommandFailed("name a local directory to copy the whole filesystem into")
+        target = Path(destination) if destination is not None else Path(paths.base_name(src))
+        if target.is_dir() and src != paths.ROOT:
+            target = target / paths.base_name(src)
+        directories, files = _local_plan(fs, src, target)
+    elif fs.is_file(src):
+        target = Path(destination) if destination is not None else Path(paths.base_name(src))
+        if target.is_dir():
+            target = target / paths.base_name(src)
+        directories, files = [], [(src, target)]
     else:
-        cli.console.print(cell(f"{src} -> {target} ({size(copied)})"), soft_wrap=True)
+        raise VfsFileNotFoundError(src)
+    _refuse_existing([local for _, local in files], force)
+    for directory in directories:
+        directory.mkdir(parents=True, exist_ok=True)
+    copied = [(remote, local, download(fs, remote, local, cli.err)) for remote, local in files]
+    if as_json:
+        listing = [{"source": remote, "destination": str(local), "bytes": n} for remote, local, n in copied]
+        cli.emit_json(listing[0] if len(files) == 1 and not directories else listing)
+        return
+    for remote, local, n in copied:
+        cli.console.print(cell(f"{remote} -> {local} ({size(n)})"), soft_wrap=True)
+    if directories and not files:
+        cli.console.print(cell(f"{src} -> {target} (no files)"), soft_wrap=True)
 
 
 def _into_directory(fs: FileSystem, destination: str, name: str) -> str:
@@ -158,15 +224,47 @@ def _into_directory(fs: FileSystem, destination: str, name: str) -> str:
 @vfs_app.command("put")
 def put(
     ctx: typer.Context,
-    source: Annotated[Path, typer.Argument(help="Local file to upload.", exists=True, dir_okay=False)],
+    source: Annotated[str, typer.Argument(help="Local file (-r: directory) to upload; '-' reads stdin.")],
     destination: PathArg,
+    recursive: Recursive = False,
 ) -> None:
-    """Upload a local file (replacing the destination; a progress bar over 1 MiB)."""
-    fs = _fs(ctx)
-    target = _into_directory(fs, normalize(destination), source.name)
+    """Upload a local file (-r: a directory), replacing what is at the destination.
+
+    A progress bar shows for a file over 1 MiB. With '-' the content comes from stdin and the destination
+    is the file to write.
+    """
+    fs = _fs(ctx, existing=False)
     cli = _context.of(ctx)
-    info = upload(fs, source, target, cli.err)
+    if source == STDIO:
+        target = normalize(destination)
+        if target == paths.ROOT or destination.endswith("/") or fs.is_dir(target):
+            raise CommandFailed(f"name the file to write from stdin, not a directory: {destination}")
+        info = upload(fs, sys.stdin.buffer, target, cli.err)
+        cli.console.print(cell(f"stdin -> {info.path} ({size(info.size)}, {info.etag})"), soft_wrap=True)
+        return
+    local = Path(source)
+    if not local.exists():
+        raise CommandFailed(f"no such local file or directory: {source}")
+    if local.is_dir():
+        if not recursive:
+            raise CommandFailed(f"{source} is a directory (-r uploads it with everything under it)")
+        _put_tree(ctx, fs, local, _into_directory(fs, normalize(destination), local.resolve().name))
+        return
+    target = _into_directory(fs, normalize(destination), local.name)
+    info = upload(fs, local, target, cli.err)
     cli.console.print(cell(f"{source} -> {info.path} ({size(info.size)}, {info.etag})"), soft_wrap=True)
+
+
+def _put_tree(ctx: typer.Context, fs: FileSystem, local: Path, target: str) -> None:
+    cli = _context.of(ctx)
+    for directory, subdirectories, files in os.walk(local):
+        subdirectories.sort()
+        relative = Path(directory).relative_to(local).as_posix()
+        remote_dir = target if relative == "." else f"{target}/{relative}"
+        fs.mkdir(remote_dir)
+        for name in sorted(files):
+            info = upload(fs, Path(directory) / name, f"{remote_dir}/{name}", cli.err)
+            cli.console.print(cell(f"{Path(directory) / name} -> {info.path} ({size(info.size)})"), soft_wrap=True)
 
 
 @vfs_app.command("rm")
@@ -175,7 +273,7 @@ def rm(
     path: PathArg,
     recursive: Annotated[bool, typer.Option("--recursive", "-r", help="Remove a directory and its content.")] = False,
 ) -> None:
-    """Remove a file or an empty directory (``-r``: a directory with everything under it)."""
+    """Remove a file or an empty directory (-r: a directory with everything under it)."""
     fs = _fs(ctx)
     target = normalize(path)
     if target == paths.ROOT:
@@ -197,7 +295,7 @@ def mkdir(
     ] = False,
 ) -> None:
     """Create a directory."""
-    fs = _fs(ctx)
+    fs = _fs(ctx, existing=False)
     target = normalize(path)
     if not parents:
         if fs.exists(target):
@@ -287,7 +385,11 @@ def fsck(
         return
     verdict = "clean" if report.clean else "problems found"
     cli.console.print(cell(f"gridfs://{cli.vfs_db}/{cli.bucket}: {verdict}", "green" if report.clean else "red"))
-    cli.console.print(cell(f"orphaned chunks: {report.orphaned_chunks} (of {len(report.orphaned_file_ids)} files)"))
+    orphans = f"orphaned chunks: {report.orphaned_chunks}"
+    if report.orphaned_chunks:
+        deleted = len(report.orphaned_file_ids)
+        orphans += f" (left by {deleted} deleted file{'s' if deleted != 1 else ''})"
+    cli.console.print(cell(orphans))
     cli.console.print(cell(f"pending chunks (younger than the grace period): {report.pending_chunks}"))
     for missing in report.files_missing_chunks:
         cli.console.print(

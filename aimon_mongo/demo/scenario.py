@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from pymongo import MongoClient
 
+from aimon_mongo import names as n
 from aimon_mongo.clock import system_clock
 from aimon_mongo.demo import transcript as t
 from aimon_mongo.errors import AimonStorageError, StaleFencingTokenError
@@ -90,13 +91,17 @@ def _acquire_when_free(node: MongoSessionBackends, holder: str, ttl: timedelta) 
     raise DemoError(f"{holder} could not take the lease of {t.SESSION_ID} within {WAIT:.0f} s")
 
 
-def run_scenario(client: MongoClient[dict[str, Any]], database: str, say: Narrator) -> dict[str, Any]:
-    """Run every step on ``database`` (created fresh by the caller); returns the machine summary."""
+def run_scenario(
+    client: MongoClient[dict[str, Any]], database: str, say: Narrator, vfs_database: str | None = None
+) -> dict[str, Any]:
+    """Run every step: the session stores on ``database``, the files on ``vfs_database`` (default: the same
+    database); both fresh, or at least without a previous run (see :func:`previous_run`). Returns the
+    machine summary."""
     db = client[database]
     ensure_schema(db)
     node_a = MongoSessionBackends(db, NODE_A)
     node_b = MongoSessionBackends(db, NODE_B)
-    fs = GridFSFileSystem(client, database)
+    fs = GridFSFileSystem(client, vfs_database or database)
     fs.initialize()
     try:
         return _steps(node_a, node_b, fs, say)
@@ -104,6 +109,12 @@ def run_scenario(client: MongoClient[dict[str, Any]], database: str, say: Narrat
         node_a.close()
         node_b.close()
         fs.close()
+
+
+def previous_run(client: MongoClient[dict[str, Any]], database: str) -> bool:
+    """True when ``database`` already holds the lease record of the demo's session (a second run there
+    would start at other fencing tokens than the scenario tells)."""
+    return client[database][n.MONGO_LOCKS].find_one({n.F_ID: t.SESSION_ID}, {n.F_ID: 1}) is not None
 
 
 def _steps(

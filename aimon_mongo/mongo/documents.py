@@ -66,8 +66,9 @@ def alive(field: str) -> dict[str, Any]:
 
 
 def not_above(token: int) -> dict[str, Any]:
-    """Filter: the document's ``fencingToken`` is absent or ``<= token``."""
-    return {n.F_FENCING_TOKEN: {"$not": {"$gt": token}}}
+    """Filter: the document's ``fencingToken`` is absent or ``<= token``. The token goes as the Int64 it is
+    stored as (the stand-in's SQLite engine compares an int filter with a stored Int64 as unequal types)."""
+    return {n.F_FENCING_TOKEN: {"$not": {"$gt": Int64(token)}}}
 
 
 # --- leases -------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from types import TracebackType
 from pymongo.errors import ConnectionFailure, DocumentTooLarge, PyMongoError
 
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable
+from aimon_mongo.mongo.unreachable import describe_unreachable
 
 
 class failures:  # lower case: used like a function, ``with failures(Family, "what"):``
@@ -38,7 +39,7 @@ class failures:  # lower case: used like a function, ``with failures(Family, "wh
         if exc is None or not isinstance(exc, PyMongoError):
             return  # nothing to translate; never swallows
         if isinstance(exc, ConnectionFailure):
-            raise BackendUnavailable(f"MongoDB unreachable during {self._what}: {type(exc).__name__}: {exc}") from exc
+            raise BackendUnavailable(f"MongoDB unreachable during {self._what}: {describe_unreachable(exc)}") from exc
         raise self._family(f"{self._what} failed: {type(exc).__name__}: {_short(exc)}") from exc
 
 

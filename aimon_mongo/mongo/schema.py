@@ -72,6 +72,43 @@ def session_schema(names: MongoCollectionNames | None = None) -> tuple[Collectio
         CollectionSpec(c.records),
         CollectionSpec(c.segments, indexes=(IndexSpec(n.MONGO_IDX_SEGMENT_SESSION, ((n.F_SESSION_ID, 1),)),)),
         CollectionSpec(c.fences),
+        *langgraph_schema(),
+    )
+
+
+def langgraph_schema() -> tuple[CollectionSpec, ...]:
+    """The LangGraph checkpoint saver's collections (``aimon_mongo.langgraph``; fixed names)."""
+    return (
+        CollectionSpec(
+            n.LG_CHECKPOINTS,
+            indexes=(
+                IndexSpec(
+                    n.LG_IDX_CHECKPOINT,
+                    ((n.LG_F_THREAD_ID, 1), (n.LG_F_CHECKPOINT_NS, 1), (n.LG_F_CHECKPOINT_ID, -1)),
+                    unique=True,
+                ),
+                IndexSpec(
+                    n.LG_IDX_VALUE_KEY,
+                    ((n.LG_F_THREAD_ID, 1), (n.LG_F_CHECKPOINT_NS, 1), (f"{n.LG_F_VALUES}.{n.LG_F_KEY}", 1)),
+                ),
+                IndexSpec(n.LG_IDX_RUN_ID, ((n.LG_F_RUN_ID, 1),), partial_filter={n.LG_F_RUN_ID: {"$exists": True}}),
+            ),
+        ),
+        CollectionSpec(
+            n.LG_THREADS,
+            indexes=(
+                IndexSpec(n.LG_IDX_THREAD_EXPIRES, ((n.LG_F_EXPIRES_AT, 1),)),
+                IndexSpec(n.LG_IDX_THREAD_PURGE, ((n.LG_F_PURGE_AT, 1),), expire_after_seconds=0),
+            ),
+        ),
+        CollectionSpec(
+            f"{n.LG_VALUES_BUCKET}.{n.GRIDFS_FILES_SUFFIX}",
+            indexes=(IndexSpec(n.LG_IDX_VALUES_THREAD, ((f"{n.GRIDFS_METADATA}.{n.LG_META_THREAD_ID}", 1),)),),
+        ),
+        CollectionSpec(
+            f"{n.LG_VALUES_BUCKET}.{n.GRIDFS_CHUNKS_SUFFIX}",
+            indexes=(IndexSpec(n.LG_IDX_VALUES_CHUNKS, ((n.GRIDFS_FILES_ID, 1), (n.GRIDFS_N, 1)), unique=True),),
+        ),
     )
 
 

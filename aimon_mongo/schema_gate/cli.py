@@ -8,8 +8,10 @@
     finalize                                lock every record in the next schema/finalized/vN.json
     review --before A --after B             compare two inventory files (read-only)
 
-Every command takes ``--json``, ``--root DIR`` (the project, default: the nearest directory above the
-current one holding pyproject.toml) and ``--declarations PACKAGE_OR_DIR`` (default aimon_mongo.stored).
+Every command takes ``--json``, ``--root DIR`` (the project, default: the nearest directory from the
+current one upwards holding both pyproject.toml and schema/ — a source checkout) and ``--declarations
+PACKAGE_OR_DIR`` (default aimon_mongo.stored). With no such directory and no ``--root``, every command but
+``review`` refuses (exit 1) instead of reading or writing the current directory.
 Exit status: 0 success, 1 refused or failed, 2 usage error.
 """
 
@@ -21,17 +23,30 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from aimon_mongo.errors import SchemaGateError
 from aimon_mongo.schema_gate import operations as ops
 from aimon_mongo.schema_gate.loader import DEFAULT_DECLARATIONS
 from aimon_mongo.schema_gate.records import DECISIONS
 
 
-def _project_root() -> Path:
+def _project_root() -> Path | None:
+    """The nearest directory from the current one upwards that holds pyproject.toml and schema/."""
     here = Path.cwd()
     for candidate in (here, *here.parents):
-        if (candidate / "pyproject.toml").is_file():
+        if (candidate / "pyproject.toml").is_file() and (candidate / "schema").is_dir():
             return candidate
-    return here
+    return None
+
+
+def _no_project(command: str) -> ops.Outcome:
+    error = SchemaGateError(
+        "no-project",
+        f"schema {command}: no project here — neither {Path.cwd()} nor a directory above it holds pyproject.toml "
+        "and schema/. The gate compares a source checkout's schema/ and docs/persisted-formats.md with the "
+        "declarations; run it in the checkout, or pass --root DIR (the directory that holds, or is to hold, "
+        "schema/ and docs/)",
+    )
+    return ops.Outcome(command, False, str(error), error.code)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,8 +85,13 @@ def _common_options(parser: argparse.ArgumentParser, **defaults: object) -> None
 
 def run(args: argparse.Namespace) -> ops.Outcome:
     """Run the parsed command."""
-    project = ops.Project(args.root or _project_root(), _declarations(args.declarations))
     command = args.command
+    if command == "review":
+        return ops.review(args.before, args.after)
+    root = args.root or _project_root()
+    if root is None:
+        return _no_project(command)
+    project = ops.Project(root, _declarations(args.declarations))
     if command == "check":
         return ops.check(project)
     if command == "generate":
@@ -84,7 +104,7 @@ def run(args: argparse.Namespace) -> ops.Outcome:
         return ops.record(project, args.id, args.decision, args.prose)
     if command == "update":
         return ops.update(project, args.id, args.decision, args.prose)
-    return ops.review(args.before, args.after)
+    raise AssertionError(f"unknown command {command!r}")
 
 
 def _declarations(value: str) -> str | Path:

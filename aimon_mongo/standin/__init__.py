@@ -7,7 +7,9 @@ as separate processes from their own virtual environments (like a ``mongod`` bin
 * **SecantusDB** (``secantusd-py``) — a single-node replica set with change streams; slow
   ``findAndModify``, so only the change-stream tests use it.
 
-``MONGODB_URI`` set means "use this real deployment instead" (see :func:`configured_uri`).
+For the test suite ``MONGODB_URI`` set means "use this real deployment instead" (see :func:`configured_uri`);
+the demo and the examples follow the library's precedence (:func:`mongodb_or_standin`). ``aimon-mongo
+standin serve`` / ``python -m aimon_mongo.standin serve`` run one by hand (:mod:`aimon_mongo.standin.cli`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Literal
 
+from aimon_mongo.connection import resolve_mongodb_uri
 from aimon_mongo.errors import AimonStorageError
 
 log = logging.getLogger(__name__)
@@ -47,7 +50,7 @@ class StandinError(AimonStorageError):
 
 
 def configured_uri() -> str | None:
-    """The real deployment to use instead of a stand-in (``MONGODB_URI``), if any."""
+    """The real deployment the test suite and the benchmarks use instead of a stand-in (``MONGODB_URI``)."""
     return os.environ.get("MONGODB_URI") or None
 
 
@@ -178,11 +181,13 @@ class StandinServer:
         engine: Engine = "memory",
         path: str | os.PathLike[str] | None = None,
         port: int = 0,
+        host: str = "127.0.0.1",
     ) -> None:
         self.kind = kind
         self.engine = engine
         self.path = None if path is None else str(path)
         self.port = port
+        self.host = host
         self.uri: str | None = None
         self._proc: subprocess.Popen[str] | None = None
         self._drain: threading.Thread | None = None
@@ -203,6 +208,15 @@ class StandinServer:
     def pid(self) -> int | None:
         return None if self._proc is None else self._proc.pid
 
+    def exited(self) -> bool:
+        """True when the started server process has ended on its own."""
+        return self._proc is not None and self._proc.poll() is not None
+
+    @property
+    def returncode(self) -> int | None:
+        """The server process's exit code once it ended (``None`` while it runs or before it started)."""
+        return None if self._proc is None else self._proc.poll()
+
     def _spawn(self, cmd: list[str]) -> subprocess.Popen[str]:
         env = {k: v for k, v in os.environ.items() if k != "PYENV_VERSION"}
         return subprocess.Popen(
@@ -216,7 +230,7 @@ class StandinServer:
 
     def _start_mongoeco(self) -> str:
         exe = ensure_mongoeco()
-        cmd = [str(exe), str(_SERVER_SCRIPT), "--port", str(self.port), "--engine", self.engine]
+        cmd = [str(exe), str(_SERVER_SCRIPT), "--host", self.host, "--port", str(self.port), "--engine", self.engine]
         if self.engine == "sqlite":
             if self.path is None:
                 raise StandinError("the sqlite engine needs a database file path")
@@ -237,11 +251,11 @@ class StandinServer:
         if self.port == 0:
             self.port = free_port()
         storage = self.path or ":memory:"
-        cmd = [str(exe), "--host", "127.0.0.1", "--port", str(self.port), "--storage-path", storage,
+        cmd = [str(exe), "--host", self.host, "--port", str(self.port), "--storage-path", storage,
                "--log-level", "WARNING"]
         self._proc = self._spawn(cmd)
         self._drain_output()
-        return f"mongodb://127.0.0.1:{self.port}/?directConnection=true"
+        return f"mongodb://{self.host}:{self.port}/?directConnection=true"
 
     def _drain_output(self) -> None:
         proc = self._proc
@@ -325,14 +339,18 @@ def _read_ready_line(stream: IO[str], timeout: float) -> str | None:
 
 
 @contextlib.contextmanager
-def mongodb_or_standin(uri: str | None = None) -> Iterator[tuple[str, StandinServer | None]]:
-    """``(uri, None)`` for ``uri`` or ``MONGODB_URI``; else ``(its uri, server)`` of a mongoeco stand-in
-    started for the block and stopped after it (what the demo and the examples run on)."""
-    chosen = uri or configured_uri()
+def mongodb_or_standin(
+    uri: str | None = None, *, data_file: str | os.PathLike[str] | None = None
+) -> Iterator[tuple[str, StandinServer | None]]:
+    """``(uri, None)`` for ``uri``, else ``AIMON_MONGODB_URI``, else ``MONGODB_URI``
+    (:func:`~aimon_mongo.connection.resolve_mongodb_uri`); with none of them ``(its uri, server)`` of a
+    mongoeco stand-in started for the block and stopped after it (what the demo and the examples run on).
+    ``data_file``: the stand-in keeps its databases in that SQLite file (they survive the block)."""
+    chosen = resolve_mongodb_uri(uri)
     if chosen:
         yield chosen, None
         return
-    server = StandinServer()
+    server = StandinServer() if data_file is None else StandinServer(engine="sqlite", path=data_file)
     started = server.start()
     try:
         yield started, server

@@ -77,6 +77,20 @@ ensureCollection("session_log_segments");
 ensureIndex("session_log_segments", { sessionId: 1 }, { name: "by_session" });
 ensureCollection("session_fences");
 
+// LangGraph checkpoint saver (aimon_mongo.langgraph): checkpoints with their pending writes and the values
+// they introduced, per-thread fences and retention, and the GridFS bucket of large values.
+ensureCollection("langgraph_checkpoints");
+ensureIndex("langgraph_checkpoints", { thread_id: 1, checkpoint_ns: 1, checkpoint_id: -1 }, { name: "by_thread_ns_checkpoint", unique: true });
+ensureIndex("langgraph_checkpoints", { thread_id: 1, checkpoint_ns: 1, "values.key": 1 }, { name: "by_thread_ns_value_key" });
+ensureIndex("langgraph_checkpoints", { run_id: 1 }, { name: "by_run_id", partialFilterExpression: { run_id: { $exists: true } } });
+ensureCollection("langgraph_threads");
+ensureIndex("langgraph_threads", { expires_at: 1 }, { name: "by_expires_at" });
+ensureIndex("langgraph_threads", { purge_at: 1 }, { name: "ttl_purge_at", expireAfterSeconds: 0 });
+ensureCollection("langgraph_values.files");
+ensureIndex("langgraph_values.files", { "metadata.thread_id": 1 }, { name: "by_thread" });
+ensureCollection("langgraph_values.chunks");
+ensureIndex("langgraph_values.chunks", { files_id: 1, n: 1 }, { name: "files_id_1_n_1", unique: true });
+
 // Change streams (the signal bus's low-latency path) need a replica set; a single node is enough.
 const hello = target.adminCommand({ hello: 1 });
 if (!hello.setName && hello.msg !== "isdbgrid") {

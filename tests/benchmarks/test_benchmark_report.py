@@ -95,8 +95,9 @@ def fake_results(expected: dict[str, tuple[str, ...]]) -> list[Result]:
 def test_every_benchmark_declares_cases_and_the_page_shows_each_one() -> None:
     expected = expected_cases()
     assert list(expected) == [
-        "codec", "MongoDB session", "Redis session", "PostgreSQL session", "VFS", "snapshots", "deepagents backend"
-    ]
+        "codec", "MongoDB session", "Redis session", "PostgreSQL session", "VFS", "snapshots", "langgraph",
+        "deepagents backend",
+    ]  # fmt: skip
     assert all(expected.values())
     results = fake_results(expected)
     run = Run(results, machine="2 CPUs", date="2026-11-30", load="1.0", versions={"pymongo": "4"},

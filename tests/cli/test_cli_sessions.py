@@ -10,7 +10,7 @@ from typing import Any
 from pymongo import MongoClient
 
 from aimon_mongo.model import BackgroundTask, Principal, TaskState
-from tests.cli.conftest import Cli
+from tests.cli.conftest import ROOT, Cli
 
 SCHEMA = {
     "conversation_locks": [],
@@ -23,6 +23,10 @@ SCHEMA = {
     "session_records": [],
     "session_log_segments": ["by_session"],
     "session_fences": [],
+    "langgraph_checkpoints": ["by_thread_ns_checkpoint", "by_thread_ns_value_key", "by_run_id"],
+    "langgraph_threads": ["by_expires_at", "ttl_purge_at"],
+    "langgraph_values.files": ["by_thread"],
+    "langgraph_values.chunks": ["files_id_1_n_1"],
 }
 
 
@@ -111,8 +115,8 @@ def test_init_db_print_js(cli: Cli) -> None:
     printed = cli("init-db", "--print-js")
     assert printed.code == 0
     path = Path(printed.stdout.strip())
-    assert path.is_file() and path.parts[-3:] == ("db", "mongodb", "init.js")
-    assert "conversation_inbox" in path.read_text()
+    assert path.is_file() and path.parts[-3:] == ("aimon_mongo", "mongo", "init.js")  # package data
+    assert path.read_bytes() == (ROOT / "db" / "mongodb" / "init.js").read_bytes()
     assert cli("init-db", "--print-js", "--json").json() == {"init_js": str(path)}
 
 

@@ -102,7 +102,11 @@ def test_missing_and_unreadable_snapshots(cli: Cli, store: Any, tmp_path: Path) 
     assert "task id" in cli("snapshots", "show", "a/b").failed_with_one_line()
 
 
-def test_empty_store_and_other_base_dir(cli: Cli) -> None:
+def test_empty_store_and_other_base_dir(cli: Cli, tmp_path: Path) -> None:
+    line = cli("snapshots", "list").failed_with_one_line()  # nothing stored yet: the database does not exist
+    assert "does not exist" in line and "--db" in line
+    (tmp_path / "note.txt").write_text("x")
+    assert cli("vfs", "put", str(tmp_path / "note.txt"), "notes/note.txt").code == 0
     assert cli("snapshots", "list", "--json").json() == []
     assert "no snapshots in task-snapshot/" in cli("snapshots", "list").stdout
     assert cli("snapshots", "list", "--json", "--base-dir", "elsewhere").json() == []

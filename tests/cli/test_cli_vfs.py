@@ -132,20 +132,27 @@ def test_du_and_find(cli: Cli, tmp_path: Path) -> None:
     assert cli("vfs", "find", "h?llo.txt").stdout.strip() == "workspace/c-1/hello.txt"
 
 
-def test_fsck_reports_and_repairs_orphaned_chunks(cli: Cli, mongo_client: MongoClient[Any], mongo_db_name: str) -> None:
+def test_fsck_reports_and_repairs_orphaned_chunks(
+    cli: Cli, mongo_client: MongoClient[Any], mongo_db_name: str, tmp_path: Path
+) -> None:
+    _seed(cli, tmp_path)
     clean = cli("vfs", "fsck", "--json").json()
     assert clean["clean"] is True and clean["orphaned_chunks"] == 0
+    lines = cli("vfs", "fsck").stdout.splitlines()
+    assert "orphaned chunks: 0" in lines  # not "(of 0 files)" while files exist
     old = ObjectId.from_datetime(datetime.now(UTC) - timedelta(hours=2))
     mongo_client[mongo_db_name]["fs.chunks"].insert_one({"files_id": old, "n": 0, "data": b"lost"})
     found = cli("vfs", "fsck", "--json").json()
     assert found["clean"] is False and found["orphaned_chunks"] == 1 and found["repaired"] is False
-    assert "problems found" in cli("vfs", "fsck").stdout
+    text = cli("vfs", "fsck").stdout
+    assert "problems found" in text and "orphaned chunks: 1 (left by 1 deleted file)" in text
     repaired = cli("vfs", "fsck", "--repair", "--json").json()
     assert repaired["repaired"] is True and repaired["removed_chunks"] == 1
     assert cli("vfs", "fsck", "--json").json()["clean"] is True
 
 
 def test_missing_paths_fail_with_one_line(cli: Cli, tmp_path: Path) -> None:
+    _seed(cli, tmp_path)
     for args in (
         ("vfs", "cat", "nope.txt"),
         ("vfs", "ls", "nope"),
@@ -165,7 +172,7 @@ def test_missing_paths_fail_with_one_line(cli: Cli, tmp_path: Path) -> None:
 def test_bad_usage_exits_2(cli: Cli, tmp_path: Path) -> None:
     assert cli("vfs", "ls", "--bogus").code == 2
     assert cli("vfs", "tree", "--depth", "0").code == 2
-    assert cli("vfs", "put", str(tmp_path / "missing.txt"), "x").code == 2
+    assert "no such local file" in cli("vfs", "put", str(tmp_path / "missing.txt"), "x").failed_with_one_line()
     assert cli("vfs").code == 2
     assert cli("vfs", "frobnicate").code == 2
 

@@ -62,6 +62,20 @@ def test_frozen_names_page_lists_every_constant() -> None:
         assert f"| `{constant}` |" in page, constant
 
 
+def test_readme_links_are_absolute_and_point_into_this_repository() -> None:
+    """A package index shows README.md as the project page: relative links would break there."""
+    import tomllib
+
+    source = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Source"]
+    text = re.sub(r"^```.*?^```", "", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S | re.M)
+    targets = LINK.findall(re.sub(r"`[^`\n]*`", "", text))
+    assert len(targets) > 10
+    for target in targets:
+        prefix = next((p for p in (f"{source}/blob/main/", f"{source}/tree/main/") if target.startswith(p)), None)
+        assert prefix is not None, f"README.md links {target}: not an absolute link into {source}"
+        assert (ROOT / target.removeprefix(prefix).split("#", 1)[0]).exists(), target
+
+
 def test_readme_keeps_its_first_two_commands() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     first_block = readme.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()

@@ -48,6 +48,17 @@ def test_python_schema() -> None:
         ("session_records", None, []),
         ("session_log_segments", None, [("by_session", [("sessionId", 1)], False, None, None)]),
         ("session_fences", None, []),
+        ("langgraph_checkpoints", None, [
+            ("by_thread_ns_checkpoint", [("thread_id", 1), ("checkpoint_ns", 1), ("checkpoint_id", -1)], True, None, None),  # noqa: E501
+            ("by_thread_ns_value_key", [("thread_id", 1), ("checkpoint_ns", 1), ("values.key", 1)], False, None, None),
+            ("by_run_id", [("run_id", 1)], False, None, {"run_id": {"$exists": True}}),
+        ]),
+        ("langgraph_threads", None, [
+            ("by_expires_at", [("expires_at", 1)], False, None, None),
+            ("ttl_purge_at", [("purge_at", 1)], False, 0, None),
+        ]),
+        ("langgraph_values.files", None, [("by_thread", [("metadata.thread_id", 1)], False, None, None)]),
+        ("langgraph_values.chunks", None, [("files_id_1_n_1", [("files_id", 1), ("n", 1)], True, None, None)]),
     ]  # fmt: skip
 
 
@@ -56,7 +67,8 @@ def test_init_js_statements() -> None:
     assert 'typeof dbName === "string" && dbName.length > 0 ? dbName : "aimon_session"' in script
     for plain in (
         "conversation_locks", "conversation_inbox", "conversation_inbox_quarantine", "idempotency_entries",
-        "background_task", "session_records", "session_log_segments", "session_fences",
+        "background_task", "session_records", "session_log_segments", "session_fences", "langgraph_checkpoints",
+        "langgraph_threads", "langgraph_values.files", "langgraph_values.chunks",
     ):  # fmt: skip
         assert f'ensureCollection("{plain}");' in script
     assert 'ensureCollection("conversation_signals", { capped: true, size: 64 * 1024 * 1024 });' in script
@@ -69,10 +81,17 @@ def test_init_js_statements() -> None:
         'ensureIndex("background_task", { state: 1 }, { name: "by_state" });',
         'ensureIndex("background_task", { contextId: 1 }, { name: "by_context" });',
         'ensureIndex("session_log_segments", { sessionId: 1 }, { name: "by_session" });',
+        'ensureIndex("langgraph_checkpoints", { thread_id: 1, checkpoint_ns: 1, checkpoint_id: -1 }, { name: "by_thread_ns_checkpoint", unique: true });',  # noqa: E501
+        'ensureIndex("langgraph_checkpoints", { thread_id: 1, checkpoint_ns: 1, "values.key": 1 }, { name: "by_thread_ns_value_key" });',  # noqa: E501
+        'ensureIndex("langgraph_checkpoints", { run_id: 1 }, { name: "by_run_id", partialFilterExpression: { run_id: { $exists: true } } });',  # noqa: E501
+        'ensureIndex("langgraph_threads", { expires_at: 1 }, { name: "by_expires_at" });',
+        'ensureIndex("langgraph_threads", { purge_at: 1 }, { name: "ttl_purge_at", expireAfterSeconds: 0 });',
+        'ensureIndex("langgraph_values.files", { "metadata.thread_id": 1 }, { name: "by_thread" });',
+        'ensureIndex("langgraph_values.chunks", { files_id: 1, n: 1 }, { name: "files_id_1_n_1", unique: true });',
     ):  # fmt: skip
         assert statement in script
-    assert script.count("ensureIndex(\"") == 7
-    assert script.count("ensureCollection(\"") == 10
+    assert script.count("ensureIndex(\"") == 14
+    assert script.count("ensureCollection(\"") == 14
 
 
 def test_init_js_uses_only_run_command_forms() -> None:

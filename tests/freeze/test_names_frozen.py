@@ -417,6 +417,54 @@ def test_keys_shared_with_the_wider_runtime() -> None:
     assert names.OPENSEARCH_FIELD_CONTEXT_ID == "context_id"
 
 
+def test_langgraph_checkpointer() -> None:
+    """LangGraph checkpointer (aimon_mongo.langgraph)."""
+    assert names.LG_CHECKPOINTS == 'langgraph_checkpoints'
+    assert names.LG_THREADS == 'langgraph_threads'
+    assert names.LG_VALUES_BUCKET == 'langgraph_values'
+    assert names.LG_VALUES_CHUNK_SIZE == 1048576
+    assert names.LG_IDX_CHECKPOINT == 'by_thread_ns_checkpoint'
+    assert names.LG_IDX_VALUE_KEY == 'by_thread_ns_value_key'
+    assert names.LG_IDX_RUN_ID == 'by_run_id'
+    assert names.LG_IDX_THREAD_EXPIRES == 'by_expires_at'
+    assert names.LG_IDX_THREAD_PURGE == 'ttl_purge_at'
+    assert names.LG_IDX_VALUES_THREAD == 'by_thread'
+    assert names.LG_IDX_VALUES_CHUNKS == 'files_id_1_n_1'
+    assert names.LG_LEASE_PREFIX == 'langgraph-thread:'
+    assert names.LG_F_THREAD_ID == 'thread_id'
+    assert names.LG_F_CHECKPOINT_NS == 'checkpoint_ns'
+    assert names.LG_F_CHECKPOINT_ID == 'checkpoint_id'
+    assert names.LG_F_PARENT_CHECKPOINT_ID == 'parent_checkpoint_id'
+    assert names.LG_F_CHECKPOINT == 'checkpoint'
+    assert names.LG_F_CHANNEL_VERSIONS == 'channel_versions'
+    assert names.LG_F_METADATA == 'metadata'
+    assert names.LG_F_METADATA_KEYS == 'metadata_keys'
+    assert names.LG_F_RUN_ID == 'run_id'
+    assert names.LG_F_VALUES == 'values'
+    assert names.LG_F_WRITES == 'writes'
+    assert names.LG_F_FENCING_TOKEN == 'fencing_token'
+    assert names.LG_F_TYPE == 'type'
+    assert names.LG_F_DATA == 'data'
+    assert names.LG_F_CHANNEL == 'channel'
+    assert names.LG_F_VERSION == 'version'
+    assert names.LG_F_KEY == 'key'
+    assert names.LG_F_VALUE == 'value'
+    assert names.LG_F_FILE_ID == 'file_id'
+    assert names.LG_F_SIZE == 'size'
+    assert names.LG_F_TASK_ID == 'task_id'
+    assert names.LG_F_TASK_PATH == 'task_path'
+    assert names.LG_F_IDX == 'idx'
+    assert names.LG_F_TTL_MS == 'ttl_ms'
+    assert names.LG_F_EXPIRES_AT == 'expires_at'
+    assert names.LG_F_WRITE_SEQ == 'write_seq'
+    assert names.LG_F_SWEEPING == 'sweeping'
+    assert names.LG_F_EXPIRED_AT == 'expired_at'
+    assert names.LG_F_PURGE_AT == 'purge_at'
+    assert names.LG_META_THREAD_ID == 'thread_id'
+    assert names.LG_META_CHECKPOINT_NS == 'checkpoint_ns'
+    assert names.LG_EMPTY_TYPE == 'empty'
+
+
 def _pinned_here() -> set[str]:
     """Names compared with a literal (``assert names.X == "..."``) somewhere in this file."""
     tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))

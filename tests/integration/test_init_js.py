@@ -68,7 +68,8 @@ def test_init_js_equals_ensure_schema(
     assert set(from_script) == {
         "conversation_locks", "conversation_inbox", "conversation_inbox_quarantine", "idempotency_entries",
         "conversation_signals", "background_task", "scheduled_task_interrupts", "session_records",
-        "session_log_segments", "session_fences",
+        "session_log_segments", "session_fences", "langgraph_checkpoints", "langgraph_threads",
+        "langgraph_values.files", "langgraph_values.chunks",
     }  # fmt: skip
     assert from_script["conversation_signals"]["options"] == {"capped": True, "size": 67108864}
     assert from_script["scheduled_task_interrupts"]["options"] == {"capped": True, "size": 1048576}

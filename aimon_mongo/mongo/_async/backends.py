@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
+from pymongo import AsyncMongoClient
 from pymongo.asynchronous.database import AsyncDatabase
 
+from aimon_mongo import names as n
 from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo._async.ports import AsyncSessionBackends
 from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.mongo._async.connect import open_backends
 from aimon_mongo.mongo._async.idempotency import DEFAULT_DONE_TTL, AsyncMongoIdempotencyStore
 from aimon_mongo.mongo._async.inbox import AsyncMongoSessionInbox
 from aimon_mongo.mongo._async.leases import AsyncMongoSessionLeaseStore
 from aimon_mongo.mongo._async.records import AsyncMongoSessionRecordStore
+from aimon_mongo.mongo._async.schema_check import AsyncSchemaCheck
 from aimon_mongo.mongo._async.segments import AsyncMongoSessionLogSegmentStore
 from aimon_mongo.mongo._async.signals import AsyncMongoSessionSignalBus, WatchMode
 from aimon_mongo.mongo._async.tasks import AsyncMongoBackgroundTaskStore
@@ -25,8 +29,11 @@ from aimon_mongo.validate import require_id, require_instance
 class AsyncMongoSessionBackends(AsyncClosingBundle):
     """All seven MongoDB stores of one node, on one database.
 
-    ``database`` is borrowed (``close()`` leaves its client open). The schema is not created here (the
-    runtime never runs DDL by default): run ``ensure_schema(database)`` once, or ``db/mongodb/init.js``.
+    ``database`` is borrowed (``close()`` leaves its client open; :meth:`from_uri` builds a bundle that owns
+    its client). The schema is not created by default: run ``ensure_schema(database)`` once, or
+    ``db/mongodb/init.js``, or pass ``ensure_schema=True`` to create what is missing before the first write.
+    Without it the first write checks the schema once and logs a WARNING naming what is missing (see
+    :mod:`aimon_mongo.mongo.schema_check`).
     ``collection_names`` overrides collection names (a :class:`MongoCollectionNames` or a partial mapping
     of role → name); ``clock`` stamps what this node writes itself (a terminal task's ``end_time``, a
     quarantine time) — ordering and expiry use the server's clock. ``signal_mode`` forces the watcher's
@@ -44,11 +51,15 @@ class AsyncMongoSessionBackends(AsyncClosingBundle):
         idempotency_done_ttl: timedelta = DEFAULT_DONE_TTL,
         signal_mode: WatchMode = "auto",
         signal_poll_interval: float = 0.05,
+        ensure_schema: bool = False,
     ) -> None:
         require_instance(database, AsyncDatabase, "database")
         self.node_id = require_id(node_id, "node_id")
         self.database = database
         self.collection_names = names = MongoCollectionNames.of(collection_names)
+        self._owned_client: AsyncMongoClient[Any] | None = None
+        self.schema_check = AsyncSchemaCheck(database, names, create=ensure_schema)
+        database = self.schema_check.database  # the stores' writes run the schema check first
         clock = clock or system_clock
         fences = database[names.fences]
         self._inbox = AsyncMongoSessionInbox(database[names.inbox], database[names.quarantine], clock)
@@ -60,6 +71,26 @@ class AsyncMongoSessionBackends(AsyncClosingBundle):
         self._tasks = AsyncMongoBackgroundTaskStore(database[names.tasks], clock)
         self._records = AsyncMongoSessionRecordStore(database[names.records], fences)
         self._segments = AsyncMongoSessionLogSegmentStore(database[names.segments], fences)
+
+    @classmethod
+    def from_uri(
+        cls,
+        uri: str | None = None,
+        *,
+        node_id: str,
+        database: str = n.DEFAULT_SESSION_DATABASE,
+        ensure_schema: bool = False,
+        client_options: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> Self:
+        """A bundle on ``database`` of its own client, closed by :meth:`close`.
+
+        ``uri=None`` takes ``AIMON_MONGODB_URI``, else ``MONGODB_URI``, else ``mongodb://localhost:27017``
+        (:mod:`aimon_mongo.connection`). The client is ``tz_aware`` and waits at most 10 s for a server
+        unless the URI or ``client_options`` set ``serverSelectionTimeoutMS``; ``options`` are the
+        constructor's keyword arguments (``clock``, ``collection_names``, ``signal_mode`` ...).
+        """
+        return open_backends(cls, uri, node_id, database, ensure_schema, client_options, options)
 
     @property
     def inbox(self) -> AsyncMongoSessionInbox:
@@ -90,8 +121,11 @@ class AsyncMongoSessionBackends(AsyncClosingBundle):
         return self._segments
 
     async def close(self) -> None:
-        """Stop the signal watcher (the database's client stays open: it is the caller's)."""
+        """Stop the signal watcher; close the client only if :meth:`from_uri` opened it (a borrowed one
+        stays open: it is the caller's)."""
         await self._signals.close()
+        if self._owned_client is not None:
+            await self._owned_client.close()
 
 
 if TYPE_CHECKING:  # the bundle satisfies the contract

@@ -23,7 +23,7 @@ async def advance_fence(fences: AsyncCollection[dict[str, Any]], session_id: str
     """Accept ``token`` for ``session_id`` or raise :class:`StaleFencingTokenError` (atomic)."""
     try:
         await fences.update_one(
-            {n.F_ID: session_id, n.F_HIGHEST_TOKEN: {"$lte": token}},
+            {n.F_ID: session_id, n.F_HIGHEST_TOKEN: {"$lte": Int64(token)}},  # Int64 as stored (see not_above)
             {"$set": {n.F_HIGHEST_TOKEN: Int64(token)}},
             upsert=True,
         )

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
+from pymongo import MongoClient
 from pymongo.synchronous.database import Database
 
+from aimon_mongo import names as n
 from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo._sync.ports import SessionBackends
 from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.mongo._sync.connect import open_backends
 from aimon_mongo.mongo._sync.idempotency import DEFAULT_DONE_TTL, MongoIdempotencyStore
 from aimon_mongo.mongo._sync.inbox import MongoSessionInbox
 from aimon_mongo.mongo._sync.leases import MongoSessionLeaseStore
 from aimon_mongo.mongo._sync.records import MongoSessionRecordStore
+from aimon_mongo.mongo._sync.schema_check import SchemaCheck
 from aimon_mongo.mongo._sync.segments import MongoSessionLogSegmentStore
 from aimon_mongo.mongo._sync.signals import MongoSessionSignalBus, WatchMode
 from aimon_mongo.mongo._sync.tasks import MongoBackgroundTaskStore
@@ -26,8 +30,11 @@ from aimon_mongo.validate import require_id, require_instance
 class MongoSessionBackends(ClosingBundle):
     """All seven MongoDB stores of one node, on one database.
 
-    ``database`` is borrowed (``close()`` leaves its client open). The schema is not created here (the
-    runtime never runs DDL by default): run ``ensure_schema(database)`` once, or ``db/mongodb/init.js``.
+    ``database`` is borrowed (``close()`` leaves its client open; :meth:`from_uri` builds a bundle that owns
+    its client). The schema is not created by default: run ``ensure_schema(database)`` once, or
+    ``db/mongodb/init.js``, or pass ``ensure_schema=True`` to create what is missing before the first write.
+    Without it the first write checks the schema once and logs a WARNING naming what is missing (see
+    :mod:`aimon_mongo.mongo.schema_check`).
     ``collection_names`` overrides collection names (a :class:`MongoCollectionNames` or a partial mapping
     of role → name); ``clock`` stamps what this node writes itself (a terminal task's ``end_time``, a
     quarantine time) — ordering and expiry use the server's clock. ``signal_mode`` forces the watcher's
@@ -45,11 +52,15 @@ class MongoSessionBackends(ClosingBundle):
         idempotency_done_ttl: timedelta = DEFAULT_DONE_TTL,
         signal_mode: WatchMode = "auto",
         signal_poll_interval: float = 0.05,
+        ensure_schema: bool = False,
     ) -> None:
         require_instance(database, Database, "database")
         self.node_id = require_id(node_id, "node_id")
         self.database = database
         self.collection_names = names = MongoCollectionNames.of(collection_names)
+        self._owned_client: MongoClient[Any] | None = None
+        self.schema_check = SchemaCheck(database, names, create=ensure_schema)
+        database = self.schema_check.database  # the stores' writes run the schema check first
         clock = clock or system_clock
         fences = database[names.fences]
         self._inbox = MongoSessionInbox(database[names.inbox], database[names.quarantine], clock)
@@ -61,6 +72,26 @@ class MongoSessionBackends(ClosingBundle):
         self._tasks = MongoBackgroundTaskStore(database[names.tasks], clock)
         self._records = MongoSessionRecordStore(database[names.records], fences)
         self._segments = MongoSessionLogSegmentStore(database[names.segments], fences)
+
+    @classmethod
+    def from_uri(
+        cls,
+        uri: str | None = None,
+        *,
+        node_id: str,
+        database: str = n.DEFAULT_SESSION_DATABASE,
+        ensure_schema: bool = False,
+        client_options: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> Self:
+        """A bundle on ``database`` of its own client, closed by :meth:`close`.
+
+        ``uri=None`` takes ``AIMON_MONGODB_URI``, else ``MONGODB_URI``, else ``mongodb://localhost:27017``
+        (:mod:`aimon_mongo.connection`). The client is ``tz_aware`` and waits at most 10 s for a server
+        unless the URI or ``client_options`` set ``serverSelectionTimeoutMS``; ``options`` are the
+        constructor's keyword arguments (``clock``, ``collection_names``, ``signal_mode`` ...).
+        """
+        return open_backends(cls, uri, node_id, database, ensure_schema, client_options, options)
 
     @property
     def inbox(self) -> MongoSessionInbox:
@@ -91,8 +122,11 @@ class MongoSessionBackends(ClosingBundle):
         return self._segments
 
     def close(self) -> None:
-        """Stop the signal watcher (the database's client stays open: it is the caller's)."""
+        """Stop the signal watcher; close the client only if :meth:`from_uri` opened it (a borrowed one
+        stays open: it is the caller's)."""
         self._signals.close()
+        if self._owned_client is not None:
+            self._owned_client.close()
 
 
 if TYPE_CHECKING:  # the bundle satisfies the contract

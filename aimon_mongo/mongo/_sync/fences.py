@@ -24,7 +24,7 @@ def advance_fence(fences: Collection[dict[str, Any]], session_id: str, token: in
     """Accept ``token`` for ``session_id`` or raise :class:`StaleFencingTokenError` (atomic)."""
     try:
         fences.update_one(
-            {n.F_ID: session_id, n.F_HIGHEST_TOKEN: {"$lte": token}},
+            {n.F_ID: session_id, n.F_HIGHEST_TOKEN: {"$lte": Int64(token)}},  # Int64 as stored (see not_above)
             {"$set": {n.F_HIGHEST_TOKEN: Int64(token)}},
             upsert=True,
         )

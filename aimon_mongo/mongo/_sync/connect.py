@@ -1,0 +1,58 @@
+# GENERATED from aimon_mongo/mongo/_async/connect.py by scripts/gen_sync.py; do not edit.
+"""``MongoSessionBackends.from_uri`` (sync source; the sync twin is generated): a bundle that owns its client.
+
+The connection string follows :mod:`aimon_mongo.connection` (``uri``, else ``AIMON_MONGODB_URI``, else
+``MONGODB_URI``, else ``mongodb://localhost:27017``). The client is built ``tz_aware`` and waits at most
+:data:`DEFAULT_SERVER_SELECTION_TIMEOUT_MS` for a server unless the URI or ``client_options`` say otherwise;
+the bundle's ``close()`` closes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pymongo import MongoClient
+
+from aimon_mongo.connection import mongodb_uri_or_default
+from aimon_mongo.validate import require_id
+
+if TYPE_CHECKING:
+    from aimon_mongo.mongo._sync.backends import MongoSessionBackends
+
+B = TypeVar("B", bound="MongoSessionBackends")
+
+DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 10_000
+"""How long an operation waits for a reachable server by default (PyMongo's own default is 30 s)."""
+
+
+def client_for(uri: str | None, client_options: Mapping[str, Any] | None = None) -> MongoClient[Any]:
+    """A new, not yet connected client for ``uri`` (resolved by :mod:`aimon_mongo.connection`)."""
+    target = mongodb_uri_or_default(uri)
+    options: dict[str, Any] = {"tz_aware": True, "connect": False}
+    if "serverselectiontimeoutms=" not in target.lower():
+        options["serverSelectionTimeoutMS"] = DEFAULT_SERVER_SELECTION_TIMEOUT_MS
+    options.update(client_options or {})
+    return MongoClient(target, **options)
+
+
+def open_backends(
+    cls: type[B],
+    uri: str | None,
+    node_id: str,
+    database: str,
+    ensure_schema: bool,
+    client_options: Mapping[str, Any] | None,
+    options: Mapping[str, Any],
+) -> B:
+    """``cls`` on database ``database`` of a client it owns (see the module docstring)."""
+    require_id(node_id, "node_id")
+    require_id(database, "database")
+    client = client_for(uri, client_options)
+    try:
+        bundle = cls(client[database], node_id, ensure_schema=ensure_schema, **options)
+    except BaseException:
+        client.close()
+        raise
+    bundle._owned_client = client
+    return bundle
