@@ -185,11 +185,38 @@ class InsufficientStorageError(VirtualFileSystemError):
 
 
 class BackendConnectionError(VirtualFileSystemError):
-    """The storage behind the filesystem failed (``"Failed to connect to backend: <TYPE>"`` or a custom text)."""
+    """The storage behind the filesystem failed (``"Failed to <action>: <path>: <cause>"``).
+
+    When the store could not be reached at all, the error is the subclass :class:`VfsBackendUnavailable`,
+    which is also a :class:`BackendUnavailable`: one family for "store down" across session stores and VFS.
+    """
 
     def __init__(self, message: str, path: str | None = None, backend_type: str | None = None) -> None:
         self.backend_type = backend_type
         super().__init__(message, path)
+
+
+class VfsBackendUnavailable(BackendConnectionError, BackendUnavailable):
+    """The filesystem's store could not be reached (``"...: MongoDB unreachable (<cause>)"``).
+
+    Both a :class:`BackendConnectionError` (what VFS callers caught so far) and a
+    :class:`BackendUnavailable` (what session-store callers catch), so either ``except`` keeps working.
+    """
+
+
+class RevisionMismatchError(VirtualFileSystemError):
+    """A conditional write was refused: the file is no longer at the revision the caller named.
+
+    ``expected`` is the etag the caller gave (``None`` for ``if_absent=True``), ``actual`` the file's etag
+    now (``None`` when it is absent). Nothing of the refused write is visible.
+    """
+
+    def __init__(self, path: str, expected: str | None, actual: str | None) -> None:
+        self.expected = expected
+        self.actual = actual
+        wanted = "no file" if expected is None else f"revision {expected}"
+        found = "absent" if actual is None else f"at revision {actual}"
+        super().__init__(f"File changed: {display_path(path)} is {found}, the write required {wanted}", path)
 
 
 class FileReplacedError(VirtualFileSystemError):

@@ -383,6 +383,11 @@ VFS_META_UPLOAD_DATE: Final = "uploadDate"
 VFS_META_CONTENT_SHA256: Final = "contentSha256"
 VFS_META_COPIED_FROM: Final = "copiedFrom"
 VFS_ETAG_PREFIX: Final = "sha256:"
+# Frozen: a conditional write stores the revision it replaced (or "absent:<path>") here; a unique partial
+# index on it lets exactly one writer replace a given revision, across nodes.
+VFS_META_PREDECESSOR: Final = "predecessor"
+VFS_PREDECESSOR_ABSENT_PREFIX: Final = "absent:"
+VFS_PREDECESSOR_INDEX: Final = "metadata.predecessor_1"
 
 # --- GridFS storage shape (the GridFS specification's own names, as every driver writes them) ---
 # Frozen: buckets written by any MongoDB driver, by the reference and by us are the same collections and

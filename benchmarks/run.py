@@ -8,7 +8,7 @@
                                              # case (part of ./dev test); writes nothing unless --output
 
 Each benchmark script (codec, MongoDB / Redis / PostgreSQL session stores, VFS, snapshots, LangGraph
-savers) runs as a child
+savers, deepagents backends) runs as a child
 process with ``--json``; the MongoDB session and snapshot benchmarks share one mongoeco stand-in started
 here (``MONGODB_URI`` when set is used by all), the VFS benchmark starts its SecantusDB stand-in. Every
 case of every script (its ``CASES``) must be in its report. The page is the generated part (how it was
@@ -40,12 +40,16 @@ HERE = Path(__file__).resolve().parent
 DOC = HERE.parent / "docs" / "benchmarks.md"
 PROSE = HERE / "prose.md"
 RESULTS = HERE / "results.json"
-BENCHMARKS = ("codec", "mongo_session", "redis_session", "postgres_session", "vfs", "snapshots", "langgraph_savers")
+BENCHMARKS = (
+    "codec", "mongo_session", "redis_session", "postgres_session", "vfs", "snapshots", "langgraph_savers",
+    "deepagents_backend",
+)  # fmt: skip
 """Script names under ``benchmarks/``, in the order they run and appear."""
-SHARED_MONGO = ("mongo_session", "snapshots", "langgraph_savers")
+SHARED_MONGO = ("mongo_session", "snapshots", "langgraph_savers", "deepagents_backend")
 """The scripts that run on the shared mongoeco stand-in (the VFS one needs SecantusDB)."""
 LIBRARIES = ("aimon-mongo", "pydantic", "pydantic-core", "pymongo", "redis", "psycopg", "psycopg-pool", "langgraph",
-             "langgraph-checkpoint", "langgraph-checkpoint-mongodb")  # fmt: skip
+             "langgraph-checkpoint", "langgraph-checkpoint-mongodb", "deepagents",
+             "langgraph-store-mongodb")  # fmt: skip
 
 
 def expected_cases(names: Sequence[str] = BENCHMARKS) -> dict[str, tuple[str, ...]]:

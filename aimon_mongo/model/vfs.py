@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -106,3 +107,35 @@ class FsckReport(Frozen):
     def clean(self) -> bool:
         """True when nothing was found (pending chunks do not count)."""
         return not (self.orphaned_chunks or self.files_missing_chunks or self.duplicate_markers)
+
+
+class LineWindow(Frozen):
+    """A window of a text file's lines (``read_lines``): line ends kept, as :meth:`str.splitlines` cuts."""
+
+    lines: list[str]
+    offset: int = Field(ge=0)
+    """0-based index of the first line asked for."""
+    total_lines: int | None = None
+    """How many lines the file has, when the read reached its end (else unknown)."""
+    has_more: bool = False
+    """Whether lines follow the window."""
+
+
+class GrepMatch(Frozen):
+    """One line holding the searched literal."""
+
+    path: str
+    line: int = Field(ge=1)
+    """1-based line number (lines are ``\\n``-separated)."""
+    text: str
+    """The line without its ``\\n``."""
+
+
+class GrepResult(Frozen):
+    """What ``grep`` found; ``truncated`` says a cap stopped it early, ``truncation_reason`` which one."""
+
+    matches: list[GrepMatch]
+    truncated: bool = False
+    truncation_reason: Literal["max_count", "max_bytes"] | None = None
+    files_searched: int = Field(default=0, ge=0)
+    bytes_searched: int = Field(default=0, ge=0)

@@ -2,7 +2,8 @@
 
 One document per revision; ``filename`` is the VFS path verbatim. ``_id``, ``length``, ``chunkSize`` and
 ``uploadDate`` are written by the GridFS driver (``length``/``chunkSize`` width is the driver's choice);
-``metadata`` is ours. ``contentSha256`` is added after a successful upload, ``copiedFrom`` by copies. A
+``metadata`` is ours. ``contentSha256`` is added after a successful upload, ``copiedFrom`` by copies,
+``predecessor`` by conditional writes (the id of the revision replaced, or ``absent:<path>``). A
 directory marker is a zero-length file whose name ends in ``/`` with ``metadata.type = "directory"``.
 """
 
@@ -24,6 +25,7 @@ class FileMetadataDocument(TypedDict):
     uploadDate: Instant
     contentSha256: NotRequired[Annotated[str, Format("sha256-hex")]]
     copiedFrom: NotRequired[str]
+    predecessor: NotRequired[str]
 
 
 @root("gridfs.directory-marker.metadata", FAMILY)

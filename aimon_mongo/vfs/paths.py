@@ -8,7 +8,8 @@ unreachable names (see ``docs/vfs.md``), which never changes the name of anythin
 
 Refused, with :class:`~aimon_mongo.errors.InvalidPathError` naming the path and the reason:
 
-* a non-string, an empty or whitespace-only path (except ``""`` as the root of a directory operation);
+* anything but a ``str`` or an :class:`os.PathLike` naming one (``PurePosixPath("a/b")`` is ``"a/b"``), an
+  empty or whitespace-only path (except ``""`` as the root of a directory operation);
 * NUL and other control characters (U+0000-U+001F, U+007F);
 * ``..`` as a segment in any spelling (``../x``, ``..\\x``, ``a/..``), checked before anything else;
 * a backslash (it is not a separator here; the reference's directory helpers treat it as one and its
@@ -23,6 +24,8 @@ prefix is ``""``.
 """
 
 from __future__ import annotations
+
+import os
 
 from aimon_mongo.errors import InvalidPathError
 
@@ -40,16 +43,26 @@ REASON_EMPTY_SEGMENT = "empty path segment ('//')"
 REASON_DOT_SEGMENT = "'.' path segment is not allowed"
 REASON_TRAILING_SEPARATOR = "file path cannot end with a separator"
 REASON_ROOT = "path names the root directory"
-REASON_NOT_A_TYPE = "path must be a str"
+REASON_NOT_A_TYPE = "path must be a str or an os.PathLike of str"
 
 
 def _refuse(path: object, reason: str) -> InvalidPathError:
     return InvalidPathError(path, reason)
 
 
+def _as_text(path: object) -> str:
+    """The text of a path argument: a ``str``, or an ``os.PathLike`` whose ``__fspath__`` is a ``str``."""
+    if isinstance(path, str):
+        return path
+    if isinstance(path, os.PathLike):
+        text = os.fspath(path)
+        if isinstance(text, str):
+            return text
+    raise _refuse(path, f"{REASON_NOT_A_TYPE}, got {type(path).__name__}")
+
+
 def _check_common(path: object) -> str:
-    if not isinstance(path, str):
-        raise _refuse(path, f"{REASON_NOT_A_TYPE}, got {type(path).__name__}")
+    path = _as_text(path)
     if "\x00" in path:
         raise _refuse(path, REASON_NUL)
     if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in path):

@@ -21,14 +21,18 @@ from aimon_mongo.names import (
     VFS_META_CONTENT_SHA256,
     VFS_META_COPIED_FROM,
     VFS_META_PATH,
+    VFS_META_PREDECESSOR,
     VFS_META_TYPE,
     VFS_META_UPLOAD_DATE,
+    VFS_PREDECESSOR_ABSENT_PREFIX,
 )
 from aimon_mongo.vfs.mime import mime_type
 from aimon_mongo.vfs.paths import ROOT
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_RESERVED_KEYS = frozenset({VFS_META_PATH, VFS_META_UPLOAD_DATE, VFS_META_CONTENT_SHA256, VFS_META_TYPE})
+_RESERVED_KEYS = frozenset(
+    {VFS_META_PATH, VFS_META_UPLOAD_DATE, VFS_META_CONTENT_SHA256, VFS_META_TYPE, VFS_META_PREDECESSOR}
+)
 # Stored timestamps have millisecond precision (BSON dates); a restamp moves a revision one tick later.
 TICK = timedelta(milliseconds=1)
 
@@ -132,3 +136,14 @@ def marker_metadata(directory: str, started: datetime) -> dict[str, Any]:
 def is_marker(metadata: Mapping[str, Any] | None) -> bool:
     """Whether stored metadata tags a directory marker."""
     return (metadata or {}).get(VFS_META_TYPE) == VFS_MARKER_TYPE
+
+
+def predecessor_key(base: Revision | None, name: str) -> str:
+    """What a conditional write records as the revision it replaces: the base revision's id as text, or
+    ``absent:<name>`` for a write that requires the name to be absent. Unique per replaced revision."""
+    return VFS_PREDECESSOR_ABSENT_PREFIX + name if base is None else str(base.id)
+
+
+def with_predecessor(metadata: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """The metadata of a conditionally written revision (the predecessor key added)."""
+    return {**metadata, VFS_META_PREDECESSOR: key}

@@ -1,20 +1,28 @@
 """The per-file size cap, one enforcement point shared by every backend and both write paths (pure).
 
-``max_file_size`` is ``-1`` (no cap) or ``>= 0``; ``0`` admits no byte. Bytes are counted as they are
-written, never from a declared length; the check is ``additional > max - written`` (no overflow).
+``max_file_size`` is ``None`` (no cap) or ``>= 0``; ``0`` admits no byte. ``-1``, the reference's spelling
+of "no cap", is still accepted and means ``None``. Bytes are counted as they are written, never from a
+declared length; the check is ``additional > max - written`` (no overflow).
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from aimon_mongo.errors import InsufficientStorageError, InvalidArgumentError
 
-NO_MAX_FILE_SIZE = -1
+NO_MAX_FILE_SIZE: Final = None
+"""No per-file cap (the default)."""
+
+_LEGACY_NO_MAX = -1
 
 
-def check_max_file_size(value: int) -> int:
-    """Validate a configured cap: ``-1`` or a non-negative byte count."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < NO_MAX_FILE_SIZE:
-        raise InvalidArgumentError(f"Max file size must be -1 (no limit) or non-negative, got: {value!r}")
+def check_max_file_size(value: int | None) -> int | None:
+    """Validate a configured cap: ``None`` (or the legacy ``-1``) for none, else a non-negative byte count."""
+    if value is None or (value == _LEGACY_NO_MAX and not isinstance(value, bool)):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidArgumentError(f"Max file size must be None (no limit) or non-negative, got: {value!r}")
     return value
 
 
@@ -23,7 +31,7 @@ class SizeCap:
 
     __slots__ = ("_max", "_path", "_written")
 
-    def __init__(self, max_size: int, path: str) -> None:
+    def __init__(self, max_size: int | None, path: str) -> None:
         self._max = max_size
         self._path = path
         self._written = 0
@@ -35,6 +43,6 @@ class SizeCap:
 
     def admit(self, additional: int) -> None:
         """Count ``additional`` bytes, or raise :class:`InsufficientStorageError` admitting none of them."""
-        if self._max != NO_MAX_FILE_SIZE and additional > self._max - self._written:
+        if self._max is not None and additional > self._max - self._written:
             raise InsufficientStorageError(self._max, self._path)
         self._written += additional

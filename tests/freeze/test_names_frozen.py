@@ -390,6 +390,9 @@ def test_virtual_filesystem_on_gridfs() -> None:
     assert names.VFS_META_CONTENT_SHA256 == "contentSha256"
     assert names.VFS_META_COPIED_FROM == "copiedFrom"
     assert names.VFS_ETAG_PREFIX == "sha256:"
+    assert names.VFS_META_PREDECESSOR == "predecessor"
+    assert names.VFS_PREDECESSOR_ABSENT_PREFIX == "absent:"
+    assert names.VFS_PREDECESSOR_INDEX == "metadata.predecessor_1"
 
 
 def test_gridfs_storage_shape() -> None:

@@ -66,9 +66,16 @@ def test_a_file_document(default_fs: GridFSFileSystem, mongo_client: MongoClient
 
 
 def test_indexes(default_fs: GridFSFileSystem, mongo_client: MongoClient[Any]) -> None:
+    default_fs.ensure_schema()  # the first write would create them; reading never does
     database: Database[Any] = mongo_client["aimon"]
-    files = {name: spec["key"] for name, spec in database["fs.files"].index_information().items()}
+    information = database["fs.files"].index_information()
+    files = {name: spec["key"] for name, spec in information.items()}
     chunks = database["fs.chunks"].index_information()
     assert files["filename_1_uploadDate_1"] == [("filename", 1), ("uploadDate", 1)]
     assert chunks["files_id_1_n_1"]["key"] == [("files_id", 1), ("n", 1)]
     assert chunks["files_id_1_n_1"]["unique"] is True
+    assert files["metadata.predecessor_1"] == [("metadata.predecessor", 1)]
+    assert information["metadata.predecessor_1"]["unique"] is True
+    assert information["metadata.predecessor_1"]["partialFilterExpression"] == {
+        "metadata.predecessor": {"$exists": True}
+    }

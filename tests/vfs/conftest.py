@@ -1,6 +1,6 @@
 """Filesystem fixtures: every contract test runs once per backend flavour.
 
-``make_fs(max_file_size=-1, chunk_size=None)`` returns an initialised filesystem with the async API
+``make_fs(max_file_size=None, chunk_size=None)`` returns an initialised filesystem with the async API
 (sync flavours through :class:`tests.vfs.adapters.Threaded`); everything it made is closed afterwards.
 GridFS flavours use the test's own database on the MongoDB stand-in.
 """
@@ -44,7 +44,7 @@ async def make_fs(backend: str, request: pytest.FixtureRequest, tmp_path: Path) 
     clients: list[AsyncMongoClient[Any]] = []
     counter = 0
 
-    async def make(max_file_size: int = -1, chunk_size: int | None = None) -> Any:
+    async def make(max_file_size: int | None = None, chunk_size: int | None = None) -> Any:
         nonlocal counter
         counter += 1
         kind, flavour = backend.split("-")

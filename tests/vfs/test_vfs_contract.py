@@ -209,10 +209,13 @@ async def test_cap_zero_admits_no_byte(make_fs: Any) -> None:
     assert await capped.read("empty.txt") == b""
 
 
-async def test_negative_cap_other_than_minus_one_is_refused() -> None:
-    from aimon_mongo.vfs import MemoryFileSystem
+async def test_no_cap_is_none_and_the_legacy_minus_one_means_none() -> None:
+    from aimon_mongo.vfs import NO_MAX_FILE_SIZE, MemoryFileSystem
 
-    with pytest.raises(InvalidArgumentError, match="-1"):
+    assert NO_MAX_FILE_SIZE is None
+    assert MemoryFileSystem().max_file_size is None
+    assert MemoryFileSystem(max_file_size=-1).max_file_size is None
+    with pytest.raises(InvalidArgumentError, match=r"must be None \(no limit\) or non-negative, got: -2"):
         MemoryFileSystem(max_file_size=-2)
 
 

@@ -23,20 +23,43 @@ def gfs(mongo_uri: str, mongo_db_name: str) -> Iterator[GridFSFileSystemSpec]:
     filesystem.close()
 
 
-def test_protocol_gridfs_is_registered_by_entry_point() -> None:
+def test_protocol_gridfs_is_registered_by_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
     assert fsspec.get_filesystem_class("gridfs") is GridFSFileSystemSpec
-    with pytest.raises(ValueError, match="'uri' or a 'client'"):
+    monkeypatch.delenv("AIMON_MONGODB_URI", raising=False)
+    monkeypatch.delenv("MONGODB_URI", raising=False)
+    with pytest.raises(ValueError, match="'uri' or a 'client' \\(looked at explicit --uri / uri=, AIMON_MONGODB_URI"):
         GridFSFileSystemSpec(skip_instance_cache=True)
 
 
 def test_urls_and_fsspec_open(gfs: GridFSFileSystemSpec, mongo_uri: str, mongo_db_name: str) -> None:
-    with fsspec.open("gridfs://notes/a.txt", "wb", uri=mongo_uri, database=mongo_db_name) as f:
+    with fsspec.open(f"gridfs://{mongo_db_name}/fs/notes/a.txt", "wb", uri=mongo_uri) as f:
         f.write(b"hello")
     assert gfs.cat_file("gridfs:///notes/a.txt") == b"hello"
+    assert gfs.cat_file(f"gridfs://{mongo_db_name}/fs/notes/a.txt") == b"hello"
     assert gfs.cat_file("notes/a.txt") == b"hello"
-    with fsspec.open("gridfs://notes/a.txt", "rt", uri=mongo_uri, database=mongo_db_name) as f:
+    with fsspec.open("gridfs:///notes/a.txt", "rt", uri=mongo_uri, database=mongo_db_name) as f:
         assert f.read() == "hello"
-    assert GridFSFileSystemSpec._strip_protocol("gridfs://a/b/") == "a/b"
+    assert GridFSFileSystemSpec._strip_protocol("gridfs://db/bucket/a/b/") == "a/b"
+    assert GridFSFileSystemSpec._strip_protocol("gridfs:///a/b/") == "a/b"
+    assert GridFSFileSystemSpec._get_kwargs_from_urls("gridfs://db/bk/x") == {"database": "db", "bucket": "bk"}
+    assert GridFSFileSystemSpec._get_kwargs_from_urls("gridfs:///x") == {}
+    assert gfs.unstrip_protocol("notes/a.txt") == f"gridfs://{mongo_db_name}/fs/notes/a.txt"
+    with pytest.raises(ValueError, match="names database 'otherdb' bucket 'fs', but this filesystem is database"):
+        gfs.cat_file("gridfs://otherdb/fs/notes/a.txt")
+
+
+def test_the_uri_comes_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, mongo_uri: str, mongo_db_name: str
+) -> None:
+    monkeypatch.delenv("MONGODB_URI", raising=False)
+    monkeypatch.setenv("AIMON_MONGODB_URI", mongo_uri)
+    with fsspec.open(f"gridfs://{mongo_db_name}/fs/env.txt", "wb") as f:
+        f.write(b"from the environment")
+    fs = GridFSFileSystemSpec(database=mongo_db_name, skip_instance_cache=True)
+    try:
+        assert fs.cat_file("env.txt") == b"from the environment"
+    finally:
+        fs.close()
 
 
 def test_the_same_bucket_as_the_vfs(gfs: GridFSFileSystemSpec, mongo_client: MongoClient[Any],
@@ -138,13 +161,16 @@ def test_open_modes(gfs: GridFSFileSystemSpec) -> None:
         f.write(b"first")
     with pytest.raises(FileExistsError):
         gfs.open("o.txt", "xb")
-    with pytest.raises(NotImplementedError, match="appended"):
-        gfs.open("o.txt", "ab")
+    with gfs.open("o.txt", "ab") as f:
+        f.write(b"+more")
+    assert gfs.cat_file("o.txt") == b"first+more"
+    with pytest.raises(NotImplementedError, match="mode 'r\\+b' is not supported"):
+        gfs.open("o.txt", "r+b")
     with pytest.raises(RuntimeError):
         with gfs.open("o.txt", "wb", block_size=5) as f:
             f.write(b"0123456789" * 3)  # several blocks already uploaded
             raise RuntimeError("the caller failed")
-    assert gfs.cat_file("o.txt") == b"first"  # the failed write was discarded, not half-committed
+    assert gfs.cat_file("o.txt") == b"first+more"  # the failed write was discarded, not half-committed
     with gfs.open("big.bin", "wb", block_size=5 * 2**20) as f:
         for _ in range(3):
             f.write(b"z" * (2 * 2**20))

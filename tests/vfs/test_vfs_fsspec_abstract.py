@@ -1,4 +1,5 @@
-"""fsspec's own conformance suite (``fsspec.tests.abstract``) against protocol ``gridfs`` on the stand-in.
+"""fsspec's own conformance suite (``fsspec.tests.abstract``) against protocol ``gridfs`` on the stand-in,
+and against protocol ``aimon`` over the memory and local VFS backends (the same five suites).
 
 Every abstract test class fsspec ships runs unchanged: copy, get, put, open, pipe. (``mv.py`` in that
 package holds no abstract class: its two module-level tests drive fsspec's local ``file`` filesystem
@@ -18,7 +19,8 @@ from fsspec.tests.abstract.open import AbstractOpenTests
 from fsspec.tests.abstract.pipe import AbstractPipeTests
 from fsspec.tests.abstract.put import AbstractPutTests
 
-from aimon_mongo.vfs.fsspec import GridFSFileSystemSpec
+from aimon_mongo.vfs import AsyncLocalFileSystem, AsyncMemoryFileSystem
+from aimon_mongo.vfs.fsspec import AimonFileSystemSpec, GridFSFileSystemSpec
 
 
 class GridFSFixtures(AbstractFixtures):  # type: ignore[misc]
@@ -55,6 +57,26 @@ class TestGridFSOpen(AbstractOpenTests, GridFSFixtures):  # type: ignore[misc]
 
 class TestGridFSPipe(AbstractPipeTests, GridFSFixtures):  # type: ignore[misc]
     pass
+
+
+class MemoryFixtures(GridFSFixtures):
+    @pytest.fixture
+    def fs(self) -> Iterator[AimonFileSystemSpec]:  # type: ignore[override]
+        yield AimonFileSystemSpec(filesystem=AsyncMemoryFileSystem(), skip_instance_cache=True)
+
+
+class LocalFixtures(GridFSFixtures):
+    @pytest.fixture
+    def fs(self, tmp_path: Any) -> Iterator[AimonFileSystemSpec]:  # type: ignore[override]
+        yield AimonFileSystemSpec(filesystem=AsyncLocalFileSystem(tmp_path / "root"), skip_instance_cache=True)
+
+
+# The same five suites over protocol "aimon", on memory and on a local directory.
+_SUITES = (AbstractCopyTests, AbstractGetTests, AbstractPutTests, AbstractOpenTests, AbstractPipeTests)
+for _fixtures in (MemoryFixtures, LocalFixtures):
+    for _suite in _SUITES:
+        _name = "Test" + _fixtures.__name__.removesuffix("Fixtures") + _suite.__name__.removeprefix("Abstract")
+        globals()[_name.removesuffix("Tests")] = type(_name.removesuffix("Tests"), (_suite, _fixtures), {})
 
 
 def test_every_abstract_class_fsspec_ships_is_run() -> None:

@@ -267,7 +267,7 @@ def test_configuration_is_validated(mongo_client: MongoClient[Any]) -> None:
         ({"database": "at/aimon"}, "without '/'"),
         ({"bucket": ""}, "bucket"),
         ({"chunk_size": 0}, "Chunk size must be positive"),
-        ({"max_file_size": -5}, "-1"),
+        ({"max_file_size": -5}, "None"),
     ):
         with pytest.raises(InvalidArgumentError, match=message):
             GridFSFileSystem(mongo_client, **kwargs)

@@ -123,10 +123,12 @@ def test_size_cap_counts_written_bytes_without_overflow() -> None:
         cap.admit(3)
     assert cap.written == 2
     cap.admit(2)
-    unlimited = SizeCap(-1, "g")
+    unlimited = SizeCap(None, "g")
     unlimited.admit(2**62)
     unlimited.admit(2**62)
     assert check_max_file_size(0) == 0
+    assert check_max_file_size(None) is None
+    assert check_max_file_size(-1) is None
     for bad in (-2, True, 1.5):
         with pytest.raises(InvalidArgumentError):
             check_max_file_size(bad)  # type: ignore[arg-type]

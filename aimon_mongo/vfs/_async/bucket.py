@@ -13,7 +13,7 @@ import hashlib
 import logging
 from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractContextManager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,15 +22,17 @@ from aimon_mongo.errors import (
     DirectoryNotEmptyError,
     FileReplacedError,
     InvalidPathError,
+    RevisionMismatchError,
     VfsFileExistsError,
     VfsFileNotFoundError,
     VirtualFileSystemError,
     display_path,
 )
 from aimon_mongo.model.vfs import FileInfo, Usage
-from aimon_mongo.vfs._async.base import READ_CHUNK, AsyncFileSystemBase
-from aimon_mongo.vfs._async.store import AsyncBucketStore, AsyncDownload, AsyncUpload
+from aimon_mongo.vfs._async.base import READ_CHUNK, AsyncFileSystemBase, check_conditions
+from aimon_mongo.vfs._async.store import AsyncBucketStore, AsyncDownload, AsyncUpload, Committed
 from aimon_mongo.vfs._async.streams import AsyncReaderBase, AsyncWriterBase
+from aimon_mongo.vfs.globbing import CompiledGlob
 from aimon_mongo.vfs.guard import backend_errors
 from aimon_mongo.vfs.listing import Child, Seek, SkipScan, directory_count, is_marker_name
 from aimon_mongo.vfs.messages import (
@@ -62,6 +64,7 @@ from aimon_mongo.vfs.records import (
     file_metadata,
     marker_metadata,
     newest_first_key,
+    to_millis,
     with_content_hash,
 )
 
@@ -75,28 +78,40 @@ Guard = Callable[[str, str | None], AbstractContextManager[None]]
 class _BucketReader(AsyncReaderBase):
     """An input stream on one revision."""
 
-    def __init__(self, download: AsyncDownload, path: str, guard: Guard) -> None:
+    def __init__(self, download: AsyncDownload, path: str, guard: Guard, etag: str) -> None:
         self._download = download
         self._path = path
         self._guard = guard
+        self._etag = etag
+
+    @property
+    def etag(self) -> str:
+        return self._etag
 
     @property
     def size(self) -> int:
         return self._download.size
 
-    async def read(self, size: int = -1) -> bytes:
+    async def _read(self, size: int) -> bytes:
         with self._guard("Failed to read file", self._path):
             return await self._download.read(size)
 
-    async def seek(self, offset: int, whence: int = 0) -> int:
-        with self._guard("Failed to read file", self._path):
-            return await self._download.seek(offset, whence)
+    async def _seek(self, position: int) -> None:
+        await self._download.seek(position)
 
     def tell(self) -> int:
         return self._download.tell()
 
-    async def close(self) -> None:
+    async def _release(self) -> None:
         await self._download.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Condition:
+    """What a conditional (or appending) writer requires at commit: ``base`` still the newest revision."""
+
+    base: Revision | None
+    expected: str | None
 
 
 class _BucketWriter(AsyncWriterBase):
@@ -109,12 +124,14 @@ class _BucketWriter(AsyncWriterBase):
         upload: AsyncUpload,
         metadata: dict[str, Any],
         predecessors: set[Any],
+        condition: _Condition | None = None,
     ) -> None:
         super().__init__(path, fs.max_file_size)
         self._fs = fs
         self._upload = upload
         self._metadata = metadata
         self.predecessors = predecessors
+        self._condition = condition
         self._sha = hashlib.sha256()
 
     async def _write(self, chunk: bytes) -> None:
@@ -132,9 +149,28 @@ class _BucketWriter(AsyncWriterBase):
             await self._discard()
             raise
 
+    async def _commit_if(self, condition: _Condition) -> Committed:
+        self._finish()
+        metadata = with_content_hash(self._metadata, self._sha.hexdigest())
+        try:
+            with self._fs._guard("Failed to write file", self._path):
+                outcome = await self._upload.commit_if(metadata, condition.base)
+                if outcome is None:
+                    current = await self._fs._store.newest(self._path)
+        except BaseException:
+            await self._discard()
+            raise
+        if outcome is None:
+            raise RevisionMismatchError(self._path, condition.expected, current.etag if current else None)
+        return outcome
+
     async def close(self) -> FileInfo:
-        revision = await self.commit()
-        return file_info(await self._fs._settle(self._path, revision, self.predecessors))
+        if self._condition is None:
+            revision = await self.commit()
+            return file_info(await self._fs._settle(self._path, revision, self.predecessors))
+        revision, superseded = await self._commit_if(self._condition)
+        await self._fs._retire(self._path, [old.id for old in superseded])
+        return file_info(revision)
 
     async def _discard(self) -> None:
         try:
@@ -146,16 +182,30 @@ class _BucketWriter(AsyncWriterBase):
 class AsyncBucketFileSystem(AsyncFileSystemBase):
     """The VFS contract over an :class:`~aimon_mongo.vfs._async.store.AsyncBucketStore`."""
 
-    def __init__(self, store: AsyncBucketStore, max_file_size: int) -> None:
+    def __init__(self, store: AsyncBucketStore, max_file_size: int | None) -> None:
         super().__init__(max_file_size)
         self._store = store
+        self._schema_ready = False
 
     def _guard(self, action: str, path: str | None) -> AbstractContextManager[None]:
-        return backend_errors(self._store.store_errors, action, path, self.backend_type)
+        return backend_errors(
+            self._store.store_errors, action, path, self.backend_type, self._store.unavailable_errors
+        )
 
     async def _initialize(self) -> None:
         with self._guard("Failed to initialize filesystem", None):
+            await self._store.ping()
+
+    async def _ensure_schema(self) -> None:
+        if not self._schema_ready:
             await self._store.prepare()
+            self._schema_ready = True
+
+    async def ensure_schema(self) -> None:
+        """Create the indexes writes rely on (idempotent); the first write does it too."""
+        self._life.require_open()
+        with self._guard("Failed to prepare filesystem", None):
+            await self._ensure_schema()
 
     async def _release(self) -> None:
         return None
@@ -262,26 +312,70 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
                     infos.append(file_info(revision))
         return infos
 
+    async def _winners(self, path: str, prefix: str) -> AsyncGenerator[Revision, None]:
+        """The newest revision of every file whose name starts with ``prefix``, in name order."""
+        scan = self._store.scan(prefix)
+        group: list[Revision] = []
+        try:
+            with self._guard("Failed to list directory", path):
+                async for revision in scan:
+                    if is_marker_name(revision.filename):
+                        continue
+                    if group and group[0].filename != revision.filename:
+                        yield max(group, key=newest_first_key)
+                        group = []
+                    group.append(revision)
+            if group:
+                yield max(group, key=newest_first_key)
+        finally:
+            await scan.aclose()
+
     async def walk(self, path: str = ROOT) -> AsyncGenerator[FileInfo, None]:
         self._life.require_open()
         p = validate_dir_path(path)
         with self._guard("Failed to list directory", p):
             prefix = await self._require_directory(p)
-        scan = self._store.scan(prefix)
-        group: list[Revision] = []
+        winners = self._winners(p, prefix)
         try:
-            with self._guard("Failed to list directory", p):
-                async for revision in scan:
-                    if is_marker_name(revision.filename):
-                        continue
-                    if group and group[0].filename != revision.filename:
-                        yield file_info(max(group, key=newest_first_key))
-                        group = []
-                    group.append(revision)
-            if group:
-                yield file_info(max(group, key=newest_first_key))
+            async for revision in winners:
+                yield file_info(revision)
         finally:
-            await scan.aclose()
+            await winners.aclose()
+
+    async def _candidates(
+        self, root: str, pattern: CompiledGlob | None
+    ) -> AsyncGenerator[tuple[FileInfo, Any], None]:
+        """Only the names under the pattern's literal prefix: one range scan of the filename index (the
+        directory itself is checked only when the scan finds nothing)."""
+        prefix = dir_prefix(root)
+        winners = self._winners(root, prefix + (pattern.prefix if pattern is not None else ""))
+        found = False
+        try:
+            async for revision in winners:
+                found = True
+                yield file_info(revision), revision
+        finally:
+            await winners.aclose()
+        if not found:
+            with self._guard("Failed to list directory", root):
+                await self._require_directory(root)
+
+    async def _small_contents(self, targets: list[tuple[FileInfo, Any]]) -> dict[str, bytes]:
+        revisions = [ref for _, ref in targets if isinstance(ref, Revision)]
+        with self._guard("Failed to read file", None):
+            by_id = await self._store.read_small(revisions)
+        return {revision.filename: by_id[revision.id] for revision in revisions if revision.id in by_id}
+
+    async def _set_modified(self, path: str, modified: datetime) -> FileInfo:
+        with self._guard("Failed to set modified time", path):
+            revisions = await self._store.revisions(path)
+            if not revisions:
+                raise VfsFileNotFoundError(path, self.backend_type)
+            winner = revisions[0]
+            await self._retire(path, [revision.id for revision in revisions[1:]])
+            stamp = to_millis(modified)
+            await self._store.restamp(winner.id, stamp)
+        return file_info(replace(winner, upload_date=stamp))
 
     async def usage(self, path: str | None = None) -> Usage:
         self._life.require_open()
@@ -304,7 +398,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
                     raise InvalidPathError(p, IS_A_DIRECTORY)
                 raise VfsFileNotFoundError(p, self.backend_type)
             download = await self._store.open_download(revision)
-        return _BucketReader(download, p, self._guard)
+        return _BucketReader(download, p, self._guard, revision.etag)
 
     async def read(self, path: str) -> bytes:
         """The whole content of the newest revision; reopens if a newer write retires it mid-read."""
@@ -319,24 +413,79 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
 
     # --- writing -------------------------------------------------------------------------------
 
-    async def _open_writer(self, name: str, copied_from: str | None = None) -> _BucketWriter:
+    async def _open_writer(
+        self,
+        name: str,
+        copied_from: str | None = None,
+        *,
+        append: bool = False,
+        if_revision: str | None = None,
+        if_absent: bool = False,
+    ) -> _BucketWriter:
+        await self._ensure_schema()
+        if if_revision is not None and not append:
+            # The named revision exists as a file, so the path is no directory and no parent is a file.
+            current = await self._store.newest(name)
+            if current is None or current.etag != if_revision:
+                raise RevisionMismatchError(name, if_revision, current.etag if current else None)
+            metadata = file_metadata(name, datetime.now(UTC), copied_from)
+            upload = await self._store.open_upload(name, metadata)
+            return _BucketWriter(self, name, upload, metadata, set(), _Condition(current, current.etag))
         parents = ancestors(name)
         stored = await self._store.revision_ids([*parents, name])
         blocker = next((parent for parent in parents if parent in stored), None)
         if blocker is not None:
             raise InvalidPathError(name, parent_is_a_file(blocker))
-        if await self._first_under(name + SEPARATOR) is not None:
+        # An existing file is no directory: writers never put names under a file (see the parent check).
+        if name not in stored and await self._first_under(name + SEPARATOR) is not None:
             raise InvalidPathError(name, IS_A_DIRECTORY)
+        condition: _Condition | None = None
+        base: Revision | None = None
+        if append or if_absent or if_revision is not None:
+            base = await self._store.newest(name) if name in stored else None
+            actual = base.etag if base is not None else None
+            if (if_absent and base is not None) or (if_revision is not None and actual != if_revision):
+                raise RevisionMismatchError(name, if_revision, actual)
+            condition = _Condition(base, actual)
         predecessors = set(stored.get(name, []))
         metadata = file_metadata(name, datetime.now(UTC), copied_from)
         upload = await self._store.open_upload(name, metadata)
-        return _BucketWriter(self, name, upload, metadata, predecessors)
+        writer = _BucketWriter(self, name, upload, metadata, predecessors, condition)
+        if append and base is not None:
+            await self._copy_revision(base, writer)
+        return writer
 
-    async def open_output(self, path: str) -> _BucketWriter:
+    async def _copy_revision(self, revision: Revision, writer: _BucketWriter) -> None:
+        """Feed a stored revision's bytes into a writer (copy, and the old content of an append)."""
+        try:
+            download = await self._store.open_download(revision)
+            try:
+                while chunk := await download.read(READ_CHUNK):
+                    await writer.write(chunk)
+            finally:
+                await download.close()
+        except BaseException:
+            await writer.abort()
+            raise
+
+    async def open_output(
+        self, path: str, *, append: bool = False, if_revision: str | None = None, if_absent: bool = False
+    ) -> _BucketWriter:
         self._life.require_open()
         p = validate_file_path(path)
+        check_conditions(if_revision, if_absent)
         with self._guard("Failed to write file", p):
-            return await self._open_writer(p)
+            return await self._open_writer(p, append=append, if_revision=if_revision, if_absent=if_absent)
+
+    async def _retire(self, path: str, ids: list[Any]) -> None:
+        """Delete superseded revisions (best effort: a stranded old revision costs storage, not correctness)."""
+        if not ids:
+            return
+        try:
+            if await self._store.delete_ids(ids):
+                log.warning("superseded revisions of %s could not all be retired", display_path(path))
+        except self._store.store_errors as exc:
+            log.warning("could not retire superseded revisions of %s: %s", display_path(path), exc)
 
     async def _settle(self, path: str, mine: Revision, predecessors: set[Any]) -> Revision:
         """Retire every revision of ``path`` but the winner; return the winner.
@@ -371,6 +520,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             return
         wanted = levels(p)
         with self._guard("Failed to create directory", p):
+            await self._ensure_schema()
             existing = await self._store.revision_ids([level[:-1] for level in wanted] + wanted)
             for level in wanted:
                 if level[:-1] in existing:
@@ -431,16 +581,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         if not overwrite and await self._store.newest(destination) is not None:
             raise VfsFileExistsError(destination, self.backend_type)
         writer = await self._open_writer(destination, copied_from=source)
-        try:
-            download = await self._store.open_download(revision)
-            try:
-                while chunk := await download.read(READ_CHUNK):
-                    await writer.write(chunk)
-            finally:
-                await download.close()
-        except BaseException:
-            await writer.abort()
-            raise
+        await self._copy_revision(revision, writer)
         return writer
 
     async def copy(self, source: str, destination: str, overwrite: bool = False) -> FileInfo:

@@ -6,23 +6,38 @@ the reference write: ``filename`` is the VFS path verbatim, markers are zero-len
 (ISO text) and ``contentSha256``. Listing walks the ``{filename: 1, uploadDate: 1}`` index with one
 ordered seek per child, so ``ls`` costs O(children), not O(descendants); totals are a server-side
 ``$group``.
+
+Chunks are written and read here, in the GridFS layout, rather than through the driver's ``GridIn`` /
+``GridOut``: reads fetch bounded batches of chunks (never one reply with every chunk of a large file),
+and a conditional write controls the moment its files document becomes the newest revision.
+
+A conditional write (``if_revision`` / ``if_absent``, and appends) records the revision it replaces in
+``metadata.predecessor``; a unique partial index on that key lets exactly one writer replace a given
+revision. The files document is inserted *older* than the revision it replaces (invisible to readers),
+checked, then moved to "now" (published); a claim a crashed writer left unpublished is cleared after
+:data:`STALE_CLAIM_SECONDS`.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
-from gridfs import AsyncGridFSBucket
-from gridfs.asynchronous.grid_file import AsyncGridIn, AsyncGridOut
-from gridfs.errors import CorruptGridFile, NoFile
+from bson import Int64, ObjectId
 from pymongo import ASCENDING, DESCENDING, AsyncMongoClient
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
-from pymongo.errors import PyMongoError
+from pymongo.errors import ConnectionFailure, DuplicateKeyError, PyMongoError
 
-from aimon_mongo.errors import BackendConnectionError, FileReplacedError, InvalidArgumentError, display_path
+from aimon_mongo._async_runtime import monotonic, sleep
+from aimon_mongo.errors import (
+    BackendConnectionError,
+    FileReplacedError,
+    InvalidArgumentError,
+    VfsBackendUnavailable,
+    display_path,
+)
 from aimon_mongo.model.vfs import BackendType, FsckReport
 from aimon_mongo.names import (
     DEFAULT_GRIDFS_BUCKET,
@@ -39,19 +54,38 @@ from aimon_mongo.names import (
     GRIDFS_UPLOAD_DATE,
     VFS_GRIDFS_SCHEME,
     VFS_MARKER_TYPE,
+    VFS_META_PREDECESSOR,
     VFS_META_TYPE,
+    VFS_PREDECESSOR_INDEX,
 )
 from aimon_mongo.vfs._async.bucket import AsyncBucketFileSystem
 from aimon_mongo.vfs._async.fsck import run_fsck
+from aimon_mongo.vfs._async.store import Committed
+from aimon_mongo.vfs.guard import backend_type_name, cause_text
 from aimon_mongo.vfs.listing import Seek
 from aimon_mongo.vfs.paths import successor
-from aimon_mongo.vfs.records import Revision
+from aimon_mongo.vfs.records import (
+    EPOCH,
+    TICK,
+    Revision,
+    as_utc,
+    predecessor_key,
+    to_millis,
+    with_predecessor,
+)
 from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE
 
 NEWEST_FIRST = [(GRIDFS_UPLOAD_DATE, DESCENDING), ("_id", DESCENDING)]
 BY_NAME = [(GRIDFS_FILENAME, ASCENDING), (GRIDFS_UPLOAD_DATE, ASCENDING)]
 FILES_INDEX = [(GRIDFS_FILENAME, ASCENDING), (GRIDFS_UPLOAD_DATE, ASCENDING)]
 CHUNKS_INDEX = [(GRIDFS_FILES_ID, ASCENDING), (GRIDFS_N, ASCENDING)]
+PREDECESSOR_FIELD = f"{GRIDFS_METADATA}.{VFS_META_PREDECESSOR}"
+BATCH_BYTES = 8 * 1024 * 1024
+"""Chunk bytes per insert and per read query: far below the 16 MiB document and 48 MB message limits."""
+STALE_CLAIM_SECONDS = 2.0
+"""How long an unpublished conditional write may block others before it counts as abandoned."""
+_CLAIM_POLL = 0.02
+_INSERT_BATCH = 256
 _DELETE_BATCH = 500
 _REVISION_FIELDS = {
     "_id": 1,
@@ -79,74 +113,191 @@ def _revision(doc: Mapping[str, Any]) -> Revision:
     )
 
 
+def _chunks_per_batch(chunk_size: int) -> int:
+    return max(1, BATCH_BYTES // chunk_size)
+
+
+def _now() -> datetime:
+    return to_millis(datetime.now(UTC))
+
+
 class _GridUpload:
-    def __init__(self, grid_in: AsyncGridIn, chunk_size: int) -> None:
-        self._grid_in = grid_in
-        self._chunk_size = chunk_size
+    """Chunks go out in bounded ``insert_many`` batches; the files document is inserted at commit."""
+
+    def __init__(self, store: AsyncGridFSStore, name: str) -> None:
+        self._store = store
+        self._name = name
+        self._id = ObjectId()
+        self._chunk_size = store.chunk_size
+        self._buffer = bytearray()
+        self._queued: list[dict[str, Any]] = []
+        self._queued_bytes = 0
+        self._n = 0
+        self._length = 0
+        self._sent = False
+
+    def _queue(self, data: bytes) -> None:
+        self._queued.append({GRIDFS_FILES_ID: self._id, GRIDFS_N: self._n, "data": data})
+        self._n += 1
+        self._queued_bytes += len(data)
+
+    async def _flush(self) -> None:
+        if self._queued:
+            self._sent = True
+            await self._store.chunks.insert_many(self._queued)
+            self._queued = []
+            self._queued_bytes = 0
 
     async def write(self, data: bytes) -> None:
-        await self._grid_in.write(data)
+        self._buffer += data
+        self._length += len(data)
+        size = self._chunk_size
+        if len(self._buffer) >= size:
+            full = len(self._buffer) - len(self._buffer) % size
+            for start in range(0, full, size):
+                self._queue(bytes(self._buffer[start : start + size]))
+            del self._buffer[:full]
+        if self._queued_bytes >= BATCH_BYTES or len(self._queued) >= _INSERT_BATCH:
+            await self._flush()
+
+    async def _finish_chunks(self) -> None:
+        if self._buffer:
+            self._queue(bytes(self._buffer))
+            self._buffer.clear()
+        await self._flush()
+
+    def _document(self, metadata: Mapping[str, Any], upload_date: datetime) -> dict[str, Any]:
+        return {
+            "_id": self._id,
+            GRIDFS_LENGTH: Int64(self._length),
+            GRIDFS_CHUNK_SIZE: self._chunk_size,
+            GRIDFS_UPLOAD_DATE: upload_date,
+            GRIDFS_FILENAME: self._name,
+            GRIDFS_METADATA: dict(metadata),
+        }
+
+    def _made(self, metadata: Mapping[str, Any], upload_date: datetime) -> Revision:
+        return Revision(self._id, self._name, self._length, upload_date, dict(metadata), self._chunk_size)
 
     async def commit(self, metadata: Mapping[str, Any]) -> Revision:
-        # The final metadata (with the content hash) goes into the one files document the close inserts.
-        await self._grid_in.set(GRIDFS_METADATA, dict(metadata))
-        await self._grid_in.close()
-        grid_in = self._grid_in
-        return Revision(
-            grid_in._id, grid_in.filename or "", grid_in.length, grid_in.upload_date, metadata, self._chunk_size
-        )
+        await self._finish_chunks()
+        stamp = _now()
+        await self._store.files.insert_one(self._document(metadata, stamp))
+        return self._made(metadata, stamp)
+
+    async def commit_if(self, metadata: Mapping[str, Any], base: Revision | None) -> Committed | None:
+        await self._finish_chunks()
+        stored = with_predecessor(metadata, predecessor_key(base, self._name))
+        hidden = EPOCH if base is None else as_utc(base.upload_date) - TICK
+        if not await self._store.claim(self._document(stored, hidden), base):
+            await self.abort()
+            return None
+        others = [r for r in await self._store.revisions(self._name) if r.id != self._id]
+        won = (not others) if base is None else bool(others) and others[0].id == base.id
+        if won:
+            stamp = max(_now(), as_utc(others[0].upload_date) + TICK) if others else _now()
+            if await self._store.publish(self._id, hidden, stamp):
+                return self._made(stored, stamp), others
+        await self._store.delete_ids([self._id])
+        return None
 
     async def abort(self) -> None:
-        await self._grid_in.abort()
+        self._queued = []
+        self._buffer.clear()
+        if self._sent:
+            await self._store.chunks.delete_many({GRIDFS_FILES_ID: self._id})
 
 
 class _GridDownload:
-    def __init__(self, grid_out: AsyncGridOut, revision: Revision, files: AsyncCollection[Any]) -> None:
-        self._grid_out = grid_out
+    """Reads one revision's chunks by ``n`` range, at most :data:`BATCH_BYTES` per query."""
+
+    def __init__(self, store: AsyncGridFSStore, revision: Revision) -> None:
+        self._store = store
         self._revision = revision
-        self._files = files
         self.size = revision.length
+        self._chunk_size = revision.chunk_size or store.chunk_size
+        self._count = -(-self.size // self._chunk_size)
+        self._position = 0
+        self._first = 0
+        self._cached: list[bytes] = []
+        self._ahead = 1
 
     async def _vanished(self) -> Exception:
-        if await self._files.find_one({"_id": self._revision.id}, {"_id": 1}) is None:
+        if await self._store.files.find_one({"_id": self._revision.id}, {"_id": 1}) is None:
             return FileReplacedError(self._revision.filename)
         return BackendConnectionError(
             f"File is corrupt (missing chunks): {display_path(self._revision.filename)}", self._revision.filename
         )
 
-    async def read(self, size: int = -1) -> bytes:
-        try:
-            return await self._grid_out.read(size)
-        except (CorruptGridFile, NoFile) as exc:
-            raise await self._vanished() from exc
+    def _expected_length(self, n: int) -> int:
+        return self._chunk_size if n < self._count - 1 else self.size - self._chunk_size * (self._count - 1)
 
-    async def seek(self, offset: int, whence: int = 0) -> int:
-        return await self._grid_out.seek(offset, whence)
+    async def _load(self, first: int, needed: int) -> None:
+        """Fetch chunks ``first``.. in one query: what the read needs, more while reading sequentially (the
+        read-ahead doubles up to one batch), never more than a batch."""
+        batch = _chunks_per_batch(self._chunk_size)
+        sequential = first == self._first + len(self._cached) and bool(self._cached)
+        self._ahead = min(self._ahead * 2, batch) if sequential else 1
+        last = min(first + min(max(needed, self._ahead), batch), self._count)
+        query = {GRIDFS_FILES_ID: self._revision.id, GRIDFS_N: {"$gte": first, "$lt": last}}
+        cursor = self._store.chunks.find(query, {"_id": 0, GRIDFS_N: 1, "data": 1}).sort(GRIDFS_N, ASCENDING)
+        docs = await cursor.limit(last - first).batch_size(last - first).to_list(last - first)
+        chunks: list[bytes] = []
+        for expected, doc in enumerate(docs, start=first):
+            data = bytes(doc.get("data", b""))
+            if doc.get(GRIDFS_N) != expected or len(data) != self._expected_length(expected):
+                break
+            chunks.append(data)
+        if len(chunks) != last - first:
+            raise await self._vanished()
+        self._first, self._cached = first, chunks
+
+    async def read(self, size: int) -> bytes:
+        left = max(self.size - self._position, 0)
+        wanted = left if size < 0 else min(size, left)
+        pieces: list[bytes] = []
+        while wanted > 0:
+            n, offset = divmod(self._position, self._chunk_size)
+            if not self._first <= n < self._first + len(self._cached):
+                await self._load(n, -(-(offset + wanted) // self._chunk_size))
+            piece = self._cached[n - self._first][offset : offset + wanted]
+            pieces.append(piece)
+            self._position += len(piece)
+            wanted -= len(piece)
+        return b"".join(pieces)
+
+    async def seek(self, position: int) -> None:
+        self._position = position
 
     def tell(self) -> int:
-        return self._grid_out.tell()
+        return self._position
 
     async def close(self) -> None:
-        await self._grid_out.close()
+        self._cached = []
 
 
 class AsyncGridFSStore:
     """A GridFS bucket as a store of revisions."""
 
     store_errors: tuple[type[BaseException], ...] = (PyMongoError,)
+    unavailable_errors: tuple[type[BaseException], ...] = (ConnectionFailure,)
 
     def __init__(self, database: AsyncDatabase[Any], bucket: str, chunk_size: int) -> None:
         self.database = database
         self.bucket_name = bucket
         self.chunk_size = chunk_size
-        self._root = database[bucket]
         self.files: AsyncCollection[Any] = database[f"{bucket}.{GRIDFS_FILES_SUFFIX}"]
         self.chunks: AsyncCollection[Any] = database[f"{bucket}.{GRIDFS_CHUNKS_SUFFIX}"]
-        self._bucket = AsyncGridFSBucket(database, bucket, chunk_size_bytes=chunk_size)
 
     async def prepare(self) -> None:
         await self.files.create_index(FILES_INDEX)
         await self.chunks.create_index(CHUNKS_INDEX, unique=True)
+        await self.files.create_index(
+            [(PREDECESSOR_FIELD, ASCENDING)],
+            unique=True,
+            partialFilterExpression={PREDECESSOR_FIELD: {"$exists": True}},
+            name=VFS_PREDECESSOR_INDEX,
+        )
 
     async def ping(self) -> None:
         await self.database.command("ping")
@@ -188,18 +339,72 @@ class AsyncGridFSStore:
         return [doc["_id"] async for doc in self.files.find(query, {"_id": 1})]
 
     async def open_upload(self, name: str, metadata: Mapping[str, Any]) -> _GridUpload:
-        return _GridUpload(self._bucket.open_upload_stream(name, metadata=dict(metadata)), self.chunk_size)
+        return _GridUpload(self, name)
 
     async def open_download(self, revision: Revision) -> _GridDownload:
-        document = {
-            "_id": revision.id,
-            GRIDFS_FILENAME: revision.filename,
-            GRIDFS_LENGTH: revision.length,
-            GRIDFS_CHUNK_SIZE: revision.chunk_size or self.chunk_size,
-            GRIDFS_UPLOAD_DATE: revision.upload_date,
-            GRIDFS_METADATA: revision.metadata,
-        }
-        return _GridDownload(AsyncGridOut(self._root, file_document=document), revision, self.files)
+        return _GridDownload(self, revision)
+
+    async def read_small(self, revisions: Sequence[Revision]) -> dict[Any, bytes]:
+        """One ``$in`` query per :data:`BATCH_BYTES` of single-chunk files (empty files need none)."""
+        found: dict[Any, bytes] = {}
+        batch: list[Revision] = []
+        size = 0
+        for revision in revisions:
+            if revision.length == 0:
+                found[revision.id] = b""
+            elif revision.length <= (revision.chunk_size or self.chunk_size):
+                if batch and size + revision.length > BATCH_BYTES:
+                    found.update(await self._first_chunks(batch))
+                    batch, size = [], 0
+                batch.append(revision)
+                size += revision.length
+        if batch:
+            found.update(await self._first_chunks(batch))
+        return found
+
+    async def _first_chunks(self, batch: list[Revision]) -> dict[Any, bytes]:
+        lengths = {revision.id: revision.length for revision in batch}
+        query = {GRIDFS_FILES_ID: {"$in": list(lengths)}, GRIDFS_N: 0}
+        found: dict[Any, bytes] = {}
+        async for doc in self.chunks.find(query, {"_id": 0, GRIDFS_FILES_ID: 1, "data": 1}).batch_size(len(batch)):
+            data = bytes(doc.get("data", b""))
+            if len(data) == lengths.get(doc[GRIDFS_FILES_ID]):
+                found[doc[GRIDFS_FILES_ID]] = data
+        return found
+
+    async def claim(self, document: dict[str, Any], base: Revision | None) -> bool:
+        """Insert a conditional write's (unpublished) files document; ``False`` if another writer holds the
+        same predecessor. A holder that stays unpublished for :data:`STALE_CLAIM_SECONDS` is cleared."""
+        key = document[GRIDFS_METADATA][VFS_META_PREDECESSOR]
+        deadline: float | None = None
+        seen: tuple[Any, Any] | None = None
+        while True:
+            try:
+                await self.files.insert_one(document)
+                return True
+            except DuplicateKeyError:
+                holder = await self.files.find_one({PREDECESSOR_FIELD: key}, {"_id": 1, GRIDFS_UPLOAD_DATE: 1})
+            if holder is None:
+                continue  # released meanwhile: try again
+            hidden = EPOCH if base is None else as_utc(base.upload_date) - TICK
+            published = as_utc(holder[GRIDFS_UPLOAD_DATE]) > hidden
+            if published:
+                return False
+            state = (holder["_id"], holder[GRIDFS_UPLOAD_DATE])
+            if state != seen:
+                seen, deadline = state, monotonic() + STALE_CLAIM_SECONDS
+            elif deadline is not None and monotonic() >= deadline:
+                await self.files.delete_one({"_id": holder["_id"], GRIDFS_UPLOAD_DATE: holder[GRIDFS_UPLOAD_DATE]})
+                await self.chunks.delete_many({GRIDFS_FILES_ID: holder["_id"]})
+                continue
+            await sleep(_CLAIM_POLL)
+
+    async def publish(self, revision_id: Any, hidden: datetime, stamp: datetime) -> bool:
+        """Make an unpublished conditional write the newest revision; ``False`` if it was retired meanwhile."""
+        result = await self.files.update_one(
+            {"_id": revision_id, GRIDFS_UPLOAD_DATE: hidden}, {"$set": {GRIDFS_UPLOAD_DATE: stamp}}
+        )
+        return result.matched_count == 1
 
     async def delete_ids(self, ids: Sequence[Any]) -> int:
         failed = 0
@@ -233,52 +438,100 @@ class AsyncGridFSStore:
             await cursor.close()
 
 
+def _masked(text: str) -> str:
+    """A connection string without its credentials (``mongodb://***@host/``)."""
+    scheme, sep, rest = text.partition("://")
+    if sep and "@" in rest.split("/", 1)[0]:
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return text
+
+
+_TAKES = "an AsyncMongoClient or AsyncDatabase"  # sync: _TAKES = "a MongoClient or Database"
+_OTHER_FLAVOUR_MODULE = "pymongo.synchronous"  # sync: _OTHER_FLAVOUR_MODULE = "pymongo.asynchronous"
+_OTHER_FLAVOUR_HINT = "use GridFSFileSystem"  # sync: _OTHER_FLAVOUR_HINT = "use AsyncGridFSFileSystem"
+
+
+def _database_of(target: object, database: str | None) -> AsyncDatabase[Any]:
+    """The database a filesystem works in, from a client (plus a name) or a database object."""
+    if isinstance(target, AsyncDatabase):
+        if database is not None and database != target.name:
+            raise InvalidArgumentError(f"database {database!r} given with a Database object named {target.name!r}")
+        return target
+    if isinstance(target, AsyncMongoClient):
+        name = DEFAULT_VFS_DATABASE if database is None else database
+        if not isinstance(name, str) or not name or "/" in name:
+            raise InvalidArgumentError(f"database must be a non-empty name without '/', got {name!r}")
+        return target[name]
+    here = "AsyncGridFSFileSystem"
+    if isinstance(target, str):
+        raise InvalidArgumentError(
+            f"{here} takes {_TAKES}, got the string {_masked(target)!r}: "
+            f"use {here}.from_uri(uri) to connect with a connection string"
+        )
+    kind = type(target)
+    if kind.__module__.startswith(_OTHER_FLAVOUR_MODULE):
+        raise InvalidArgumentError(
+            f"{here} takes {_TAKES}, got {kind.__name__} of the other flavour: {_OTHER_FLAVOUR_HINT}"
+        )
+    raise InvalidArgumentError(f"{here} takes {_TAKES}, got {kind.__name__}")
+
+
 class AsyncGridFSFileSystem(AsyncBucketFileSystem):
     """The virtual filesystem in a GridFS bucket (default database ``aimon``, bucket ``fs``, 1 MiB chunks).
 
-    Pass a client to *borrow* it (``close()`` leaves it open), or build one with :meth:`from_uri`, which
-    the filesystem then *owns* and closes. Call :meth:`initialize` (or use ``async with``) before use.
+    Pass a client (or a database object) to *borrow* it (``close()`` leaves it open), or build one with
+    :meth:`from_uri`, which the filesystem then *owns* and closes. Call :meth:`initialize` (or use
+    ``async with``) before use. Nothing is created in the database until the first write (or
+    :meth:`ensure_schema`).
     """
 
     backend_type = BackendType.GRIDFS
 
     def __init__(
         self,
-        client: AsyncMongoClient[Any],
-        database: str = DEFAULT_VFS_DATABASE,
+        client: AsyncMongoClient[Any] | AsyncDatabase[Any],
+        database: str | None = None,
         bucket: str = DEFAULT_GRIDFS_BUCKET,
         chunk_size: int = DEFAULT_GRIDFS_CHUNK_SIZE,
-        max_file_size: int = NO_MAX_FILE_SIZE,
+        max_file_size: int | None = NO_MAX_FILE_SIZE,
         *,
         owns_client: bool = False,
     ) -> None:
-        if not isinstance(database, str) or not database or "/" in database:
-            raise InvalidArgumentError(f"database must be a non-empty name without '/', got {database!r}")
+        db = _database_of(client, database)
         if not isinstance(bucket, str) or not bucket:
             raise InvalidArgumentError(f"bucket must be a non-empty name, got {bucket!r}")
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
             raise InvalidArgumentError(f"Chunk size must be positive, got: {chunk_size!r}")
-        self.client = client
+        self.client: AsyncMongoClient[Any] = db.client
         self.owns_client = owns_client
-        self.database_name = database
+        self.database_name = db.name
         self.bucket_name = bucket
         self.chunk_size = chunk_size
-        self.gridfs = AsyncGridFSStore(client[database], bucket, chunk_size)
+        self.gridfs = AsyncGridFSStore(db, bucket, chunk_size)
         super().__init__(self.gridfs, max_file_size)
 
     @classmethod
     def from_uri(
         cls,
-        uri: str,
-        database: str = DEFAULT_VFS_DATABASE,
+        uri: str | None = None,
+        database: str | None = None,
         bucket: str = DEFAULT_GRIDFS_BUCKET,
         chunk_size: int = DEFAULT_GRIDFS_CHUNK_SIZE,
-        max_file_size: int = NO_MAX_FILE_SIZE,
+        max_file_size: int | None = NO_MAX_FILE_SIZE,
         **client_options: Any,
     ) -> Self:
-        """A filesystem with its own client (closed by :meth:`close`)."""
+        """A filesystem with its own client (closed by :meth:`close`).
+
+        ``uri`` defaults to ``AIMON_MONGODB_URI``, then ``MONGODB_URI``
+        (:func:`aimon_mongo.connection.resolve_mongodb_uri`).
+        """
+        from aimon_mongo.connection import URI_PRECEDENCE, resolve_mongodb_uri
+
+        resolved = resolve_mongodb_uri(uri)
+        if resolved is None:
+            raise InvalidArgumentError(f"no MongoDB connection string: looked at {', '.join(URI_PRECEDENCE)}")
         options: dict[str, Any] = {"tz_aware": True, **client_options}
-        client: AsyncMongoClient[Any] = AsyncMongoClient(uri, **options)
+        client: AsyncMongoClient[Any] = AsyncMongoClient(resolved, **options)
         return cls(client, database, bucket, chunk_size, max_file_size, owns_client=True)
 
     @property
@@ -288,12 +541,18 @@ class AsyncGridFSFileSystem(AsyncBucketFileSystem):
     async def _initialize(self) -> None:
         try:
             await self.gridfs.ping()
-            await self.gridfs.prepare()
         except PyMongoError as exc:
             if self.owns_client:
                 await self.client.close()
-            raise BackendConnectionError(
-                f"Failed to initialize GridFS filesystem: {exc}", backend_type=self.backend_type
+            unreachable = isinstance(exc, ConnectionFailure)
+            reason = (
+                f"{backend_type_name(self.backend_type)} unreachable ({cause_text(exc)})"
+                if unreachable
+                else cause_text(exc)
+            )
+            error_type = VfsBackendUnavailable if unreachable else BackendConnectionError
+            raise error_type(
+                f"Failed to initialize GridFS filesystem: {reason}", backend_type=self.backend_type
             ) from exc
 
     async def _release(self) -> None:

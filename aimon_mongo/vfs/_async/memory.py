@@ -19,8 +19,9 @@ from aimon_mongo._async_runtime import Lock
 from aimon_mongo.errors import FileReplacedError
 from aimon_mongo.model.vfs import BackendType
 from aimon_mongo.vfs._async.bucket import AsyncBucketFileSystem
+from aimon_mongo.vfs._async.store import Committed
 from aimon_mongo.vfs.listing import Seek
-from aimon_mongo.vfs.records import Revision, is_marker, newest_first_key, to_millis
+from aimon_mongo.vfs.records import TICK, Revision, as_utc, is_marker, newest_first_key, to_millis
 from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE
 
 
@@ -36,6 +37,9 @@ class _MemoryUpload:
     async def commit(self, metadata: Mapping[str, Any]) -> Revision:
         return await self._store.insert(self._name, self._buffer.getvalue(), metadata)
 
+    async def commit_if(self, metadata: Mapping[str, Any], base: Revision | None) -> Committed | None:
+        return await self._store.insert_if(self._name, self._buffer.getvalue(), metadata, base)
+
     async def abort(self) -> None:
         self._buffer = io.BytesIO()
 
@@ -45,11 +49,11 @@ class _MemoryDownload:
         self._stream = io.BytesIO(data)
         self.size = len(data)
 
-    async def read(self, size: int = -1) -> bytes:
+    async def read(self, size: int) -> bytes:
         return self._stream.read(size)
 
-    async def seek(self, offset: int, whence: int = 0) -> int:
-        return self._stream.seek(offset, whence)
+    async def seek(self, position: int) -> None:
+        self._stream.seek(position)
 
     def tell(self) -> int:
         return self._stream.tell()
@@ -62,6 +66,7 @@ class AsyncMemoryStore:
     """Revisions in a dict, names in a sorted list (code-point order equals MongoDB's byte order)."""
 
     store_errors: tuple[type[BaseException], ...] = ()
+    unavailable_errors: tuple[type[BaseException], ...] = ()
 
     def __init__(self) -> None:
         self._lock = Lock()
@@ -75,16 +80,35 @@ class AsyncMemoryStore:
     async def ping(self) -> None:
         return None
 
+    def _add(self, revision: Revision, data: bytes) -> None:
+        self._data[revision.id] = (revision, data)
+        ids = self._by_name.setdefault(revision.filename, [])
+        if not ids:
+            insort(self._names, revision.filename)
+        ids.append(revision.id)
+
     async def insert(self, name: str, data: bytes, metadata: Mapping[str, Any]) -> Revision:
         """Store a revision (the commit of an upload)."""
         revision = Revision(ObjectId(), name, len(data), to_millis(datetime.now(UTC)), dict(metadata))
         async with self._lock:
-            self._data[revision.id] = (revision, data)
-            ids = self._by_name.setdefault(name, [])
-            if not ids:
-                insort(self._names, name)
-            ids.append(revision.id)
+            self._add(revision, data)
         return revision
+
+    async def insert_if(
+        self, name: str, data: bytes, metadata: Mapping[str, Any], base: Revision | None
+    ) -> Committed | None:
+        """Store a revision only if ``base`` is still the newest revision of ``name`` (``None``: none exists)."""
+        async with self._lock:
+            others = self._sorted(name)
+            current = others[0].id if others else None
+            if current != (base.id if base is not None else None):
+                return None
+            stamp = to_millis(datetime.now(UTC))
+            if others:
+                stamp = max(stamp, as_utc(others[0].upload_date) + TICK)
+            revision = Revision(ObjectId(), name, len(data), stamp, dict(metadata))
+            self._add(revision, data)
+        return revision, others
 
     def _sorted(self, name: str) -> list[Revision]:
         revisions = [self._data[i][0] for i in self._by_name.get(name, [])]
@@ -142,6 +166,10 @@ class AsyncMemoryStore:
             raise FileReplacedError(revision.filename)
         return _MemoryDownload(entry[1])
 
+    async def read_small(self, revisions: Sequence[Revision]) -> dict[Any, bytes]:
+        async with self._lock:
+            return {r.id: self._data[r.id][1] for r in revisions if r.id in self._data}
+
     async def delete_ids(self, ids: Sequence[Any]) -> int:
         async with self._lock:
             for revision_id in ids:
@@ -184,7 +212,7 @@ class AsyncMemoryFileSystem(AsyncBucketFileSystem):
 
     backend_type = BackendType.MEMORY
 
-    def __init__(self, max_file_size: int = NO_MAX_FILE_SIZE) -> None:
+    def __init__(self, max_file_size: int | None = NO_MAX_FILE_SIZE) -> None:
         super().__init__(AsyncMemoryStore(), max_file_size=max_file_size)
 
     @property

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import collections.abc as cabc
 from collections.abc import AsyncGenerator, AsyncIterable
+from datetime import datetime
 from types import TracebackType
 from typing import IO, Protocol, Self, runtime_checkable
 
-from aimon_mongo.model.vfs import BackendStatus, FileInfo, Usage
+from aimon_mongo.model.vfs import BackendStatus, FileInfo, GrepResult, LineWindow, Usage
+from aimon_mongo.vfs.textscan import DEFAULT_GREP_MAX_BYTES
 
 Content = bytes | bytearray | memoryview | str | IO[bytes] | AsyncIterable[bytes] | cabc.Iterable[bytes]
 """What ``write`` accepts: bytes, text (UTF-8 encoded), a readable binary file object (read to EOF), or
@@ -28,12 +30,22 @@ class AsyncFileReader(Protocol):
         """Length of the file in bytes."""
         ...
 
-    async def read(self, size: int = -1) -> bytes:
-        """Up to ``size`` bytes (everything left when ``size < 0``); ``b""`` at the end."""
+    @property
+    def etag(self) -> str:
+        """The etag of the revision being read: a conditional write with ``if_revision=reader.etag`` replaces
+        exactly what was read."""
+        ...
+
+    async def read(self, size: int | None = -1) -> bytes:
+        """Up to ``size`` bytes (everything left when ``size`` is negative or ``None``); ``b""`` at the end."""
         ...
 
     async def seek(self, offset: int, whence: int = 0) -> int:
-        """Move the position (``whence`` 0 = start, 1 = current, 2 = end); return the new position."""
+        """Move the position (``whence`` 0 = start, 1 = current, 2 = end); return the new position.
+
+        As :mod:`io` does: ``ValueError`` for another ``whence`` or a negative resulting position; a
+        position past the end is allowed (reads there return ``b""``).
+        """
         ...
 
     def tell(self) -> int:
@@ -57,10 +69,16 @@ class AsyncFileWriter(Protocol):
 
     The size cap is enforced on :meth:`write` and :meth:`close`, never at open; a refused write discards
     the upload and leaves the previous content in place. Leaving a ``with`` block by an exception aborts.
+    A writer opened in append mode starts with the file's content and commits only if nobody changed the
+    file meanwhile (else :class:`~aimon_mongo.errors.RevisionMismatchError`, nothing written).
     """
 
     async def write(self, data: bytes | bytearray | memoryview) -> int:
         """Append bytes; returns how many were accepted (all of them, or it raises)."""
+        ...
+
+    def tell(self) -> int:
+        """Bytes in the file so far (in append mode, the previous content included). Writers do not seek."""
         ...
 
     async def close(self) -> FileInfo:
@@ -100,12 +118,42 @@ class AsyncFileSystem(Protocol):
         """Health of the backend; never raises."""
         ...
 
-    async def write(self, path: str, content: Content) -> FileInfo:
-        """Create or replace a file (parents need not exist); returns the new file's info."""
+    @property
+    def supports_set_modified(self) -> bool:
+        """Whether :meth:`touch` can set a file's modified time to a given instant on this store."""
+        ...
+
+    async def write(
+        self, path: str, content: Content, *, if_revision: str | None = None, if_absent: bool = False
+    ) -> FileInfo:
+        """Create or replace a file (parents need not exist); returns the new file's info.
+
+        ``if_revision=<etag>`` writes only if the file is still at that revision, ``if_absent=True`` only if
+        nothing exists at the path; otherwise :class:`~aimon_mongo.errors.RevisionMismatchError` and the
+        file is unchanged. The check and the replacement are one atomic step, across nodes on GridFS.
+        """
+        ...
+
+    async def append(self, path: str, content: bytes | bytearray | memoryview | str) -> FileInfo:
+        """Add ``content`` at the end of a file (created if missing); never a torn file, no lost append.
+
+        Copy-on-write: the new revision holds the old content plus ``content`` and replaces the old one
+        through a conditional write, retried when a concurrent writer got there first.
+        """
         ...
 
     async def read(self, path: str) -> bytes:
         """The whole content of a file (always one complete revision)."""
+        ...
+
+    async def read_range(self, path: str, start: int | None = None, end: int | None = None) -> bytes:
+        """Bytes ``[start, end)`` of a file (``None``: its start / end; negative: from the end), read
+        without fetching the rest of the file."""
+        ...
+
+    async def read_lines(self, path: str, offset: int = 0, limit: int | None = None) -> LineWindow:
+        """Lines ``[offset, offset + limit)`` of a UTF-8 text file, as :meth:`str.splitlines` cuts them
+        (line ends kept); reads only as far as the window needs."""
         ...
 
     async def read_text(self, path: str, encoding: str = "utf-8") -> str:
@@ -116,8 +164,15 @@ class AsyncFileSystem(Protocol):
         """Open a file for streaming reads."""
         ...
 
-    async def open_output(self, path: str) -> AsyncFileWriter:
-        """Open a file for a streaming write that replaces it on close."""
+    async def open_output(
+        self, path: str, *, append: bool = False, if_revision: str | None = None, if_absent: bool = False
+    ) -> AsyncFileWriter:
+        """Open a file for a streaming write that replaces it on close.
+
+        ``append=True`` starts from the file's current content (and commits only if the file did not change
+        meanwhile); ``if_revision`` / ``if_absent`` are the conditions of :meth:`write`, checked at open and
+        again, atomically, at close.
+        """
         ...
 
     async def exists(self, path: str) -> bool:
@@ -154,6 +209,29 @@ class AsyncFileSystem(Protocol):
 
     async def find(self, path: str, pattern: str, max_results: int | None = None) -> list[str]:
         """Files under ``path`` whose base name matches the glob ``pattern`` (``*``, ``?``)."""
+        ...
+
+    async def glob(self, pattern: str, path: str = ".", max_results: int | None = None) -> list[FileInfo]:
+        """Files under ``path`` matching a path glob (:mod:`aimon_mongo.vfs.globbing`), in name order."""
+        ...
+
+    async def grep(
+        self,
+        literal: str,
+        path: str = ".",
+        glob: str | None = None,
+        *,
+        max_count: int | None = None,
+        max_bytes: int | None = DEFAULT_GREP_MAX_BYTES,
+    ) -> GrepResult:
+        """Lines holding ``literal`` in the files under ``path`` (or in the file ``path``), optionally only
+        in files matching ``glob``; contents are streamed, at most ``max_bytes`` read, at most
+        ``max_count`` matches kept (``truncated`` says when a cap stopped the search)."""
+        ...
+
+    async def touch(self, path: str, modified: datetime | None = None) -> FileInfo:
+        """Create an empty file if missing; set the file's modified time (now, or ``modified`` where
+        :attr:`supports_set_modified`)."""
         ...
 
     async def mkdir(self, path: str) -> None:

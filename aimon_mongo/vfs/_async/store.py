@@ -15,9 +15,12 @@ from typing import Any, Protocol
 from aimon_mongo.vfs.listing import Seek
 from aimon_mongo.vfs.records import Revision
 
+Committed = tuple[Revision, list[Revision]]
+"""A conditional commit's outcome: the new revision and the (now older) revisions it supersedes."""
+
 
 class AsyncUpload(Protocol):
-    """A revision being written; invisible until :meth:`commit`."""
+    """A revision being written; invisible until :meth:`commit` (or :meth:`commit_if`)."""
 
     async def write(self, data: bytes) -> None:
         """Append bytes."""
@@ -25,6 +28,15 @@ class AsyncUpload(Protocol):
 
     async def commit(self, metadata: Mapping[str, Any]) -> Revision:
         """Store the revision with its final metadata; it is visible from now on."""
+        ...
+
+    async def commit_if(self, metadata: Mapping[str, Any], base: Revision | None) -> Committed | None:
+        """Store the revision only if ``base`` is still the name's newest revision (``None``: if the name
+        has no revision), atomically with respect to every other conditional commit.
+
+        Returns the new revision and the other revisions seen at commit (all older now), or ``None`` when
+        the condition failed; then nothing of this upload remains stored.
+        """
         ...
 
     async def abort(self) -> None:
@@ -40,12 +52,12 @@ class AsyncDownload(Protocol):
 
     size: int
 
-    async def read(self, size: int = -1) -> bytes:
-        """Up to ``size`` bytes (all that is left when negative)."""
+    async def read(self, size: int) -> bytes:
+        """Up to ``size`` bytes from the position (all that is left when ``-1``)."""
         ...
 
-    async def seek(self, offset: int, whence: int = 0) -> int:
-        """Move the position; return it."""
+    async def seek(self, position: int) -> None:
+        """Move to an absolute position (validated by the caller; may be past the end)."""
         ...
 
     def tell(self) -> int:
@@ -63,8 +75,12 @@ class AsyncBucketStore(Protocol):
     store_errors: tuple[type[BaseException], ...]
     """Exceptions of the underlying driver, reported as :class:`~aimon_mongo.errors.BackendConnectionError`."""
 
+    unavailable_errors: tuple[type[BaseException], ...]
+    """Those of :attr:`store_errors` that mean "the store cannot be reached" (a ``VfsBackendUnavailable``)."""
+
     async def prepare(self) -> None:
-        """Create what lookups rely on (indexes); idempotent."""
+        """Create what writes and lookups rely on (indexes); idempotent. Called before the first write only,
+        so reading never creates anything."""
         ...
 
     async def ping(self) -> None:
@@ -101,6 +117,11 @@ class AsyncBucketStore(Protocol):
 
     async def open_download(self, revision: Revision) -> AsyncDownload:
         """Read one revision."""
+        ...
+
+    async def read_small(self, revisions: Sequence[Revision]) -> dict[Any, bytes]:
+        """The whole content of each revision that fits one chunk, fetched together (by revision id);
+        revisions it does not return are read with :meth:`open_download`."""
         ...
 
     async def delete_ids(self, ids: Sequence[Any]) -> int:

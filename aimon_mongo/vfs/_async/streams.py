@@ -8,15 +8,67 @@ from typing import Self
 
 from aimon_mongo.errors import VfsStateError, display_path
 from aimon_mongo.model.vfs import FileInfo
+from aimon_mongo.vfs.positions import read_size, resolve_seek
 from aimon_mongo.vfs.sizecap import SizeCap
 
 
 class AsyncReaderBase(ABC):
-    """An input stream usable as ``async with``."""
+    """An input stream usable as ``async with``: one ``read``/``seek``/``tell`` behaviour for every backend.
+
+    Backends supply :meth:`_read` (a byte count, ``-1`` for all that is left), :meth:`_seek` (an absolute,
+    already validated position), :meth:`tell` and :meth:`_release`. Using the stream after :meth:`close`
+    raises ``ValueError``, as :mod:`io` does.
+    """
+
+    _closed = False
+
+    @property
+    @abstractmethod
+    def size(self) -> int:
+        """Length of the file in bytes."""
+
+    @property
+    @abstractmethod
+    def etag(self) -> str:
+        """The etag of the revision being read (what ``write(..., if_revision=...)`` takes)."""
 
     @abstractmethod
+    async def _read(self, size: int) -> bytes:
+        """Up to ``size`` bytes from the position (``-1``: everything left)."""
+
+    @abstractmethod
+    async def _seek(self, position: int) -> None:
+        """Move to an absolute position (``>= 0``, possibly past the end)."""
+
+    @abstractmethod
+    def tell(self) -> int:
+        """The current position."""
+
+    @abstractmethod
+    async def _release(self) -> None:
+        """Free what the stream holds (idempotent)."""
+
+    def _require_open(self) -> None:
+        if self._closed:
+            raise ValueError("I/O operation on closed file")
+
+    async def read(self, size: int | None = -1) -> bytes:
+        """Up to ``size`` bytes (everything left when ``size`` is negative or ``None``); ``b""`` at the end."""
+        self._require_open()
+        return await self._read(read_size(size))
+
+    async def seek(self, offset: int, whence: int = 0) -> int:
+        """Move the position (``ValueError`` for an invalid ``whence`` or a negative position); return it."""
+        self._require_open()
+        target = resolve_seek(offset, whence, self.tell(), self.size)
+        await self._seek(target)
+        return target
+
     async def close(self) -> None:
-        """Release the stream."""
+        """Release the stream (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            await self._release()
 
     async def __aenter__(self) -> Self:
         return self
@@ -34,7 +86,7 @@ class AsyncWriterBase(ABC):
     whole stream, so nothing of it becomes visible.
     """
 
-    def __init__(self, path: str, max_file_size: int) -> None:
+    def __init__(self, path: str, max_file_size: int | None) -> None:
         self._path = path
         self._cap = SizeCap(max_file_size, path)
         self._state = "open"
@@ -47,6 +99,10 @@ class AsyncWriterBase(ABC):
         """Mark the stream closed (the commit is under way); refuses if it is not open."""
         self._require_open()
         self._state = "closed"
+
+    def tell(self) -> int:
+        """Bytes in the file so far (in append mode, the previous content included)."""
+        return self._cap.written
 
     @abstractmethod
     async def _write(self, chunk: bytes) -> None:

@@ -14,7 +14,7 @@ import hashlib
 import logging
 from collections.abc import Generator, Callable
 from contextlib import AbstractContextManager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,15 +23,17 @@ from aimon_mongo.errors import (
     DirectoryNotEmptyError,
     FileReplacedError,
     InvalidPathError,
+    RevisionMismatchError,
     VfsFileExistsError,
     VfsFileNotFoundError,
     VirtualFileSystemError,
     display_path,
 )
 from aimon_mongo.model.vfs import FileInfo, Usage
-from aimon_mongo.vfs._sync.base import READ_CHUNK, FileSystemBase
-from aimon_mongo.vfs._sync.store import BucketStore, Download, Upload
+from aimon_mongo.vfs._sync.base import READ_CHUNK, FileSystemBase, check_conditions
+from aimon_mongo.vfs._sync.store import BucketStore, Download, Upload, Committed
 from aimon_mongo.vfs._sync.streams import ReaderBase, WriterBase
+from aimon_mongo.vfs.globbing import CompiledGlob
 from aimon_mongo.vfs.guard import backend_errors
 from aimon_mongo.vfs.listing import Child, Seek, SkipScan, directory_count, is_marker_name
 from aimon_mongo.vfs.messages import (
@@ -63,6 +65,7 @@ from aimon_mongo.vfs.records import (
     file_metadata,
     marker_metadata,
     newest_first_key,
+    to_millis,
     with_content_hash,
 )
 
@@ -76,28 +79,40 @@ Guard = Callable[[str, str | None], AbstractContextManager[None]]
 class _BucketReader(ReaderBase):
     """An input stream on one revision."""
 
-    def __init__(self, download: Download, path: str, guard: Guard) -> None:
+    def __init__(self, download: Download, path: str, guard: Guard, etag: str) -> None:
         self._download = download
         self._path = path
         self._guard = guard
+        self._etag = etag
+
+    @property
+    def etag(self) -> str:
+        return self._etag
 
     @property
     def size(self) -> int:
         return self._download.size
 
-    def read(self, size: int = -1) -> bytes:
+    def _read(self, size: int) -> bytes:
         with self._guard("Failed to read file", self._path):
             return self._download.read(size)
 
-    def seek(self, offset: int, whence: int = 0) -> int:
-        with self._guard("Failed to read file", self._path):
-            return self._download.seek(offset, whence)
+    def _seek(self, position: int) -> None:
+        self._download.seek(position)
 
     def tell(self) -> int:
         return self._download.tell()
 
-    def close(self) -> None:
+    def _release(self) -> None:
         self._download.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Condition:
+    """What a conditional (or appending) writer requires at commit: ``base`` still the newest revision."""
+
+    base: Revision | None
+    expected: str | None
 
 
 class _BucketWriter(WriterBase):
@@ -110,12 +125,14 @@ class _BucketWriter(WriterBase):
         upload: Upload,
         metadata: dict[str, Any],
         predecessors: set[Any],
+        condition: _Condition | None = None,
     ) -> None:
         super().__init__(path, fs.max_file_size)
         self._fs = fs
         self._upload = upload
         self._metadata = metadata
         self.predecessors = predecessors
+        self._condition = condition
         self._sha = hashlib.sha256()
 
     def _write(self, chunk: bytes) -> None:
@@ -133,9 +150,28 @@ class _BucketWriter(WriterBase):
             self._discard()
             raise
 
+    def _commit_if(self, condition: _Condition) -> Committed:
+        self._finish()
+        metadata = with_content_hash(self._metadata, self._sha.hexdigest())
+        try:
+            with self._fs._guard("Failed to write file", self._path):
+                outcome = self._upload.commit_if(metadata, condition.base)
+                if outcome is None:
+                    current = self._fs._store.newest(self._path)
+        except BaseException:
+            self._discard()
+            raise
+        if outcome is None:
+            raise RevisionMismatchError(self._path, condition.expected, current.etag if current else None)
+        return outcome
+
     def close(self) -> FileInfo:
-        revision = self.commit()
-        return file_info(self._fs._settle(self._path, revision, self.predecessors))
+        if self._condition is None:
+            revision = self.commit()
+            return file_info(self._fs._settle(self._path, revision, self.predecessors))
+        revision, superseded = self._commit_if(self._condition)
+        self._fs._retire(self._path, [old.id for old in superseded])
+        return file_info(revision)
 
     def _discard(self) -> None:
         try:
@@ -147,16 +183,30 @@ class _BucketWriter(WriterBase):
 class BucketFileSystem(FileSystemBase):
     """The VFS contract over an :class:`~aimon_mongo.vfs._sync.store.BucketStore`."""
 
-    def __init__(self, store: BucketStore, max_file_size: int) -> None:
+    def __init__(self, store: BucketStore, max_file_size: int | None) -> None:
         super().__init__(max_file_size)
         self._store = store
+        self._schema_ready = False
 
     def _guard(self, action: str, path: str | None) -> AbstractContextManager[None]:
-        return backend_errors(self._store.store_errors, action, path, self.backend_type)
+        return backend_errors(
+            self._store.store_errors, action, path, self.backend_type, self._store.unavailable_errors
+        )
 
     def _initialize(self) -> None:
         with self._guard("Failed to initialize filesystem", None):
+            self._store.ping()
+
+    def _ensure_schema(self) -> None:
+        if not self._schema_ready:
             self._store.prepare()
+            self._schema_ready = True
+
+    def ensure_schema(self) -> None:
+        """Create the indexes writes rely on (idempotent); the first write does it too."""
+        self._life.require_open()
+        with self._guard("Failed to prepare filesystem", None):
+            self._ensure_schema()
 
     def _release(self) -> None:
         return None
@@ -263,26 +313,70 @@ class BucketFileSystem(FileSystemBase):
                     infos.append(file_info(revision))
         return infos
 
+    def _winners(self, path: str, prefix: str) -> Generator[Revision, None]:
+        """The newest revision of every file whose name starts with ``prefix``, in name order."""
+        scan = self._store.scan(prefix)
+        group: list[Revision] = []
+        try:
+            with self._guard("Failed to list directory", path):
+                for revision in scan:
+                    if is_marker_name(revision.filename):
+                        continue
+                    if group and group[0].filename != revision.filename:
+                        yield max(group, key=newest_first_key)
+                        group = []
+                    group.append(revision)
+            if group:
+                yield max(group, key=newest_first_key)
+        finally:
+            scan.close()
+
     def walk(self, path: str = ROOT) -> Generator[FileInfo, None]:
         self._life.require_open()
         p = validate_dir_path(path)
         with self._guard("Failed to list directory", p):
             prefix = self._require_directory(p)
-        scan = self._store.scan(prefix)
-        group: list[Revision] = []
+        winners = self._winners(p, prefix)
         try:
-            with self._guard("Failed to list directory", p):
-                for revision in scan:
-                    if is_marker_name(revision.filename):
-                        continue
-                    if group and group[0].filename != revision.filename:
-                        yield file_info(max(group, key=newest_first_key))
-                        group = []
-                    group.append(revision)
-            if group:
-                yield file_info(max(group, key=newest_first_key))
+            for revision in winners:
+                yield file_info(revision)
         finally:
-            scan.close()
+            winners.close()
+
+    def _candidates(
+        self, root: str, pattern: CompiledGlob | None
+    ) -> Generator[tuple[FileInfo, Any], None]:
+        """Only the names under the pattern's literal prefix: one range scan of the filename index (the
+        directory itself is checked only when the scan finds nothing)."""
+        prefix = dir_prefix(root)
+        winners = self._winners(root, prefix + (pattern.prefix if pattern is not None else ""))
+        found = False
+        try:
+            for revision in winners:
+                found = True
+                yield file_info(revision), revision
+        finally:
+            winners.close()
+        if not found:
+            with self._guard("Failed to list directory", root):
+                self._require_directory(root)
+
+    def _small_contents(self, targets: list[tuple[FileInfo, Any]]) -> dict[str, bytes]:
+        revisions = [ref for _, ref in targets if isinstance(ref, Revision)]
+        with self._guard("Failed to read file", None):
+            by_id = self._store.read_small(revisions)
+        return {revision.filename: by_id[revision.id] for revision in revisions if revision.id in by_id}
+
+    def _set_modified(self, path: str, modified: datetime) -> FileInfo:
+        with self._guard("Failed to set modified time", path):
+            revisions = self._store.revisions(path)
+            if not revisions:
+                raise VfsFileNotFoundError(path, self.backend_type)
+            winner = revisions[0]
+            self._retire(path, [revision.id for revision in revisions[1:]])
+            stamp = to_millis(modified)
+            self._store.restamp(winner.id, stamp)
+        return file_info(replace(winner, upload_date=stamp))
 
     def usage(self, path: str | None = None) -> Usage:
         self._life.require_open()
@@ -305,7 +399,7 @@ class BucketFileSystem(FileSystemBase):
                     raise InvalidPathError(p, IS_A_DIRECTORY)
                 raise VfsFileNotFoundError(p, self.backend_type)
             download = self._store.open_download(revision)
-        return _BucketReader(download, p, self._guard)
+        return _BucketReader(download, p, self._guard, revision.etag)
 
     def read(self, path: str) -> bytes:
         """The whole content of the newest revision; reopens if a newer write retires it mid-read."""
@@ -320,24 +414,79 @@ class BucketFileSystem(FileSystemBase):
 
     # --- writing -------------------------------------------------------------------------------
 
-    def _open_writer(self, name: str, copied_from: str | None = None) -> _BucketWriter:
+    def _open_writer(
+        self,
+        name: str,
+        copied_from: str | None = None,
+        *,
+        append: bool = False,
+        if_revision: str | None = None,
+        if_absent: bool = False,
+    ) -> _BucketWriter:
+        self._ensure_schema()
+        if if_revision is not None and not append:
+            # The named revision exists as a file, so the path is no directory and no parent is a file.
+            current = self._store.newest(name)
+            if current is None or current.etag != if_revision:
+                raise RevisionMismatchError(name, if_revision, current.etag if current else None)
+            metadata = file_metadata(name, datetime.now(UTC), copied_from)
+            upload = self._store.open_upload(name, metadata)
+            return _BucketWriter(self, name, upload, metadata, set(), _Condition(current, current.etag))
         parents = ancestors(name)
         stored = self._store.revision_ids([*parents, name])
         blocker = next((parent for parent in parents if parent in stored), None)
         if blocker is not None:
             raise InvalidPathError(name, parent_is_a_file(blocker))
-        if self._first_under(name + SEPARATOR) is not None:
+        # An existing file is no directory: writers never put names under a file (see the parent check).
+        if name not in stored and self._first_under(name + SEPARATOR) is not None:
             raise InvalidPathError(name, IS_A_DIRECTORY)
+        condition: _Condition | None = None
+        base: Revision | None = None
+        if append or if_absent or if_revision is not None:
+            base = self._store.newest(name) if name in stored else None
+            actual = base.etag if base is not None else None
+            if (if_absent and base is not None) or (if_revision is not None and actual != if_revision):
+                raise RevisionMismatchError(name, if_revision, actual)
+            condition = _Condition(base, actual)
         predecessors = set(stored.get(name, []))
         metadata = file_metadata(name, datetime.now(UTC), copied_from)
         upload = self._store.open_upload(name, metadata)
-        return _BucketWriter(self, name, upload, metadata, predecessors)
+        writer = _BucketWriter(self, name, upload, metadata, predecessors, condition)
+        if append and base is not None:
+            self._copy_revision(base, writer)
+        return writer
 
-    def open_output(self, path: str) -> _BucketWriter:
+    def _copy_revision(self, revision: Revision, writer: _BucketWriter) -> None:
+        """Feed a stored revision's bytes into a writer (copy, and the old content of an append)."""
+        try:
+            download = self._store.open_download(revision)
+            try:
+                while chunk := download.read(READ_CHUNK):
+                    writer.write(chunk)
+            finally:
+                download.close()
+        except BaseException:
+            writer.abort()
+            raise
+
+    def open_output(
+        self, path: str, *, append: bool = False, if_revision: str | None = None, if_absent: bool = False
+    ) -> _BucketWriter:
         self._life.require_open()
         p = validate_file_path(path)
+        check_conditions(if_revision, if_absent)
         with self._guard("Failed to write file", p):
-            return self._open_writer(p)
+            return self._open_writer(p, append=append, if_revision=if_revision, if_absent=if_absent)
+
+    def _retire(self, path: str, ids: list[Any]) -> None:
+        """Delete superseded revisions (best effort: a stranded old revision costs storage, not correctness)."""
+        if not ids:
+            return
+        try:
+            if self._store.delete_ids(ids):
+                log.warning("superseded revisions of %s could not all be retired", display_path(path))
+        except self._store.store_errors as exc:
+            log.warning("could not retire superseded revisions of %s: %s", display_path(path), exc)
 
     def _settle(self, path: str, mine: Revision, predecessors: set[Any]) -> Revision:
         """Retire every revision of ``path`` but the winner; return the winner.
@@ -372,6 +521,7 @@ class BucketFileSystem(FileSystemBase):
             return
         wanted = levels(p)
         with self._guard("Failed to create directory", p):
+            self._ensure_schema()
             existing = self._store.revision_ids([level[:-1] for level in wanted] + wanted)
             for level in wanted:
                 if level[:-1] in existing:
@@ -432,16 +582,7 @@ class BucketFileSystem(FileSystemBase):
         if not overwrite and self._store.newest(destination) is not None:
             raise VfsFileExistsError(destination, self.backend_type)
         writer = self._open_writer(destination, copied_from=source)
-        try:
-            download = self._store.open_download(revision)
-            try:
-                while chunk := download.read(READ_CHUNK):
-                    writer.write(chunk)
-            finally:
-                download.close()
-        except BaseException:
-            writer.abort()
-            raise
+        self._copy_revision(revision, writer)
         return writer
 
     def copy(self, source: str, destination: str, overwrite: bool = False) -> FileInfo:

@@ -15,6 +15,7 @@ import errno
 import hashlib
 import os
 import stat
+import time
 import uuid
 from collections.abc import Generator
 from contextlib import AbstractContextManager
@@ -26,16 +27,18 @@ from aimon_mongo.errors import (
     BackendConnectionError,
     DirectoryNotEmptyError,
     InvalidPathError,
+    RevisionMismatchError,
     VfsFileExistsError,
     VfsFileNotFoundError,
     VirtualFileSystemError,
     display_path,
 )
 from aimon_mongo.model.vfs import BackendType, FileInfo, Usage
-from aimon_mongo.vfs._sync.base import FileSystemBase, copy_stream
+from aimon_mongo.vfs._sync.base import FileSystemBase, check_conditions, copy_stream
 from aimon_mongo.vfs._sync.streams import ReaderBase, WriterBase
 from aimon_mongo.vfs.guard import backend_errors
 from aimon_mongo.vfs.host_limits import DEFAULT_NAME_MAX, DEFAULT_PATH_MAX, host_limits
+from aimon_mongo.vfs.hostlock import directory_lock
 from aimon_mongo.vfs.messages import (
     ESCAPE,
     IS_A_DIRECTORY,
@@ -76,30 +79,45 @@ def _visible(entry: os.DirEntry[str]) -> bool:
 
 
 class _LocalReader(ReaderBase):
-    def __init__(self, handle: IO[bytes], size: int) -> None:
+    def __init__(self, handle: IO[bytes], size: int, etag: str) -> None:
         self._handle = handle
-        self.size = size
+        self._size = size
+        self._etag = etag
 
-    def read(self, size: int = -1) -> bytes:
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def etag(self) -> str:
+        return self._etag
+
+    def _read(self, size: int) -> bytes:
         return self._handle.read(size)
 
-    def seek(self, offset: int, whence: int = 0) -> int:
-        return self._handle.seek(offset, whence)
+    def _seek(self, position: int) -> None:
+        self._handle.seek(position)
 
     def tell(self) -> int:
         return self._handle.tell()
 
-    def close(self) -> None:
+    def _release(self) -> None:
         self._handle.close()
 
 
 class _LocalWriter(WriterBase):
-    """Writes a temporary sibling, renamed over the target on close."""
+    """Writes a temporary sibling, renamed over the target on close (under the directory's lock).
 
-    def __init__(self, fs: LocalFileSystem, path: str, target: Path) -> None:
+    ``condition`` (when given) is the etag the target must still have at the rename (``None``: absent).
+    """
+
+    def __init__(
+        self, fs: LocalFileSystem, path: str, target: Path, condition: tuple[str | None] | None = None
+    ) -> None:
         super().__init__(path, fs.max_file_size)
         self._fs = fs
         self._target = target
+        self._condition = condition
         self._temp = target.with_name(f"{TEMP_PREFIX}{uuid.uuid4().hex}")
         descriptor = os.open(self._temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
         self._handle = os.fdopen(descriptor, "wb")
@@ -113,9 +131,14 @@ class _LocalWriter(WriterBase):
         try:
             with self._fs._guard("Failed to write file", self._path):
                 self._handle.close()
-                if self._target.is_dir() and not self._target.is_symlink():
-                    raise InvalidPathError(self._path, IS_A_DIRECTORY)
-                os.replace(self._temp, self._target)
+                with directory_lock(self._target.parent):
+                    if self._target.is_dir() and not self._target.is_symlink():
+                        raise InvalidPathError(self._path, IS_A_DIRECTORY)
+                    current = self._fs._current_etag(self._path)
+                    if self._condition is not None and current != self._condition[0]:
+                        raise RevisionMismatchError(self._path, self._condition[0], current)
+                    self._fs._stamp_after(self._temp, self._target)
+                    os.replace(self._temp, self._target)
         except BaseException:
             self._discard()
             raise
@@ -133,7 +156,9 @@ class LocalFileSystem(FileSystemBase):
     """A virtual filesystem rooted at a local directory (created at :meth:`initialize` if missing).
 
     ``content_hash_etag=True`` reports ``sha256:<hex>`` etags (read from the file on every ``info``);
-    otherwise the etag is the nanosecond modification time and size.
+    otherwise the etag is the nanosecond modification time, size and inode. Every write through this
+    class gives the file a modification time later than its previous one (at least by a nanosecond), so
+    successive revisions never share an etag.
     """
 
     backend_type = BackendType.LOCAL
@@ -141,7 +166,7 @@ class LocalFileSystem(FileSystemBase):
     def __init__(
         self,
         base_path: str | os.PathLike[str],
-        max_file_size: int = NO_MAX_FILE_SIZE,
+        max_file_size: int | None = NO_MAX_FILE_SIZE,
         *,
         create: bool = True,
         content_hash_etag: bool = False,
@@ -209,7 +234,7 @@ class LocalFileSystem(FileSystemBase):
 
     def _etag(self, host: Path, st: os.stat_result) -> str:
         if not self._content_hash_etag:
-            return f"{st.st_mtime_ns:x}-{st.st_size:x}"
+            return f"{st.st_mtime_ns:x}-{st.st_size:x}-{st.st_ino:x}"
         digest = hashlib.sha256()
         with open(host, "rb") as handle:
             while chunk := handle.read(_COPY_CHUNK):
@@ -348,9 +373,10 @@ class LocalFileSystem(FileSystemBase):
         self._life.require_open()
         p = validate_file_path(path)
         with self._guard("Failed to read file", p):
-            host, st = self._regular_file(p)
+            host, _ = self._regular_file(p)
             descriptor = os.open(host, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            return _LocalReader(os.fdopen(descriptor, "rb"), st.st_size)
+            opened = os.fstat(descriptor)  # the file this descriptor reads, whatever replaces the path later
+            return _LocalReader(os.fdopen(descriptor, "rb"), opened.st_size, self._etag(host, opened))
 
     def _prepare_target(self, path: str) -> Path:
         """Check that no parent is a file and the target is not a directory; create missing parents."""
@@ -365,11 +391,56 @@ class LocalFileSystem(FileSystemBase):
         target.parent.mkdir(parents=True, exist_ok=True)
         return target
 
-    def open_output(self, path: str) -> _LocalWriter:
+    def _current_etag(self, path: str) -> str | None:
+        """The etag of the regular file at ``path`` now, ``None`` when nothing (or a non-file) is there."""
+        host = self._host(path)
+        st = self._lstat(path)
+        return self._etag(host, st) if st is not None and stat.S_ISREG(st.st_mode) else None
+
+    @staticmethod
+    def _stamp_after(temp: Path, target: Path) -> None:
+        """Give ``temp`` a modification time later than ``target``'s (so etags of successive revisions differ)."""
+        try:
+            previous = os.lstat(target).st_mtime_ns
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        stamp = max(time.time_ns(), previous + 1)
+        os.utime(temp, ns=(stamp, stamp), follow_symlinks=False)
+
+    def open_output(
+        self, path: str, *, append: bool = False, if_revision: str | None = None, if_absent: bool = False
+    ) -> _LocalWriter:
         self._life.require_open()
         p = validate_file_path(path)
+        check_conditions(if_revision, if_absent)
         with self._guard("Failed to write file", p):
-            return _LocalWriter(self, p, self._prepare_target(p))
+            target = self._prepare_target(p)
+            condition: tuple[str | None] | None = None
+            if append or if_absent or if_revision is not None:
+                current = self._current_etag(p)
+                if (if_absent and current is not None) or (if_revision is not None and current != if_revision):
+                    raise RevisionMismatchError(p, if_revision, current)
+                condition = (current,)
+            writer = _LocalWriter(self, p, target, condition)
+        if append and condition is not None and condition[0] is not None:
+            self._pump(p, writer)
+        return writer
+
+    def _pump(self, source: str, writer: _LocalWriter) -> None:
+        """Copy a file's bytes into a writer; abort the writer if that fails."""
+        try:
+            with self.open_input(source) as reader:
+                copy_stream(reader, writer)
+        except BaseException:
+            writer.abort()
+            raise
+
+    def _set_modified(self, path: str, modified: datetime) -> FileInfo:
+        with self._guard("Failed to set modified time", path):
+            host, st = self._regular_file(path)
+            stamp = int(modified.timestamp() * 1_000_000) * 1000
+            os.utime(host, ns=(st.st_atime_ns, stamp), follow_symlinks=False)
+        return self.info(path)
 
     def mkdir(self, path: str) -> None:
         self._life.require_open()
@@ -461,12 +532,7 @@ class LocalFileSystem(FileSystemBase):
         with self._guard(f"Failed to copy from {display_path(src)} to {display_path(dst)}", None):
             self._check_transfer(src, dst, overwrite)
             writer = self.open_output(dst)
-            try:
-                with self.open_input(src) as reader:
-                    copy_stream(reader, writer)
-            except BaseException:
-                writer.abort()
-                raise
+            self._pump(src, writer)
             return writer.close()
 
     def move(self, source: str, destination: str, overwrite: bool = False) -> FileInfo:

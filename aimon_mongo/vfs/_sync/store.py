@@ -16,9 +16,12 @@ from typing import Any, Protocol
 from aimon_mongo.vfs.listing import Seek
 from aimon_mongo.vfs.records import Revision
 
+Committed = tuple[Revision, list[Revision]]
+"""A conditional commit's outcome: the new revision and the (now older) revisions it supersedes."""
+
 
 class Upload(Protocol):
-    """A revision being written; invisible until :meth:`commit`."""
+    """A revision being written; invisible until :meth:`commit` (or :meth:`commit_if`)."""
 
     def write(self, data: bytes) -> None:
         """Append bytes."""
@@ -26,6 +29,15 @@ class Upload(Protocol):
 
     def commit(self, metadata: Mapping[str, Any]) -> Revision:
         """Store the revision with its final metadata; it is visible from now on."""
+        ...
+
+    def commit_if(self, metadata: Mapping[str, Any], base: Revision | None) -> Committed | None:
+        """Store the revision only if ``base`` is still the name's newest revision (``None``: if the name
+        has no revision), atomically with respect to every other conditional commit.
+
+        Returns the new revision and the other revisions seen at commit (all older now), or ``None`` when
+        the condition failed; then nothing of this upload remains stored.
+        """
         ...
 
     def abort(self) -> None:
@@ -41,12 +53,12 @@ class Download(Protocol):
 
     size: int
 
-    def read(self, size: int = -1) -> bytes:
-        """Up to ``size`` bytes (all that is left when negative)."""
+    def read(self, size: int) -> bytes:
+        """Up to ``size`` bytes from the position (all that is left when ``-1``)."""
         ...
 
-    def seek(self, offset: int, whence: int = 0) -> int:
-        """Move the position; return it."""
+    def seek(self, position: int) -> None:
+        """Move to an absolute position (validated by the caller; may be past the end)."""
         ...
 
     def tell(self) -> int:
@@ -64,8 +76,12 @@ class BucketStore(Protocol):
     store_errors: tuple[type[BaseException], ...]
     """Exceptions of the underlying driver, reported as :class:`~aimon_mongo.errors.BackendConnectionError`."""
 
+    unavailable_errors: tuple[type[BaseException], ...]
+    """Those of :attr:`store_errors` that mean "the store cannot be reached" (a ``VfsBackendUnavailable``)."""
+
     def prepare(self) -> None:
-        """Create what lookups rely on (indexes); idempotent."""
+        """Create what writes and lookups rely on (indexes); idempotent. Called before the first write only,
+        so reading never creates anything."""
         ...
 
     def ping(self) -> None:
@@ -102,6 +118,11 @@ class BucketStore(Protocol):
 
     def open_download(self, revision: Revision) -> Download:
         """Read one revision."""
+        ...
+
+    def read_small(self, revisions: Sequence[Revision]) -> dict[Any, bytes]:
+        """The whole content of each revision that fits one chunk, fetched together (by revision id);
+        revisions it does not return are read with :meth:`open_download`."""
         ...
 
     def delete_ids(self, ids: Sequence[Any]) -> int:

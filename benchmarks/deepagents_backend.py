@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""deepagents backends side by side: ``AimonBackend`` on GridFS against deepagents' ``StoreBackend`` over
+``langgraph-store-mongodb``'s ``MongoDBStore``, on the same server, in one run.
+
+    python benchmarks/deepagents_backend.py            # 1,000 files of 4 KiB and one 30 MB file
+    python benchmarks/deepagents_backend.py --smoke    # 20 files, a 1 MB file (not timed)
+    python benchmarks/deepagents_backend.py --uri mongodb://host/   # a real deployment (or MONGODB_URI)
+
+Without a URI it starts the mongoeco stand-in (``benchmarks/run.py`` shares its own). Every round runs,
+on each backend, the whole small-file workload through the backend's own methods: write every file,
+read every file, edit every file (one string replaced), one ``grep`` and one ``glob`` over all of them.
+The rows are that whole workload (target: ours at least as fast, >= 1.0x) and each step of it. Two
+rounds by default: on the stand-in one round of 1,000 files takes minutes per backend. The
+30 MB file is written and read back through ``upload_files`` / ``download_files``; ``StoreBackend``
+cannot store it (one document per file, 16 MiB), so its row compares our round trip with raw
+``GridFSBucket`` on the same server and says what ``StoreBackend`` answered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from _timing import Report, Result, Sample, main, rounds  # benchmarks/_timing.py (run as a script)
+from deepagents.backends import StoreBackend
+from gridfs import GridFSBucket
+from langgraph.store.mongodb import MongoDBStore
+from pymongo import MongoClient
+
+from aimon_mongo.deepagents import AimonBackend
+from aimon_mongo.standin import StandinServer, configured_uri
+from aimon_mongo.vfs import GridFSFileSystem
+
+DATABASE = "aimon_bench_deepagents"
+TITLE = "deepagents backend"
+CASES = (
+    "small files: write + read + edit + grep + glob, AimonBackend vs StoreBackend",
+    "small files: write",
+    "small files: read",
+    "small files: edit",
+    "small files: grep",
+    "small files: glob",
+    "large file: upload + download round trip vs raw GridFSBucket",
+)
+STEPS = ("write", "read", "edit", "grep", "glob")
+STORE_PAGE = 100_000
+
+
+def paths(count: int) -> list[str]:
+    return [f"/project/dir{i % 10}/file{i:04d}.{'md' if i % 2 else 'txt'}" for i in range(count)]
+
+
+def content(i: int, size: int) -> str:
+    marker = "needle" if i % 10 == 0 else "hay"
+    body = f"line {marker} {i}\nstate: alpha\n"
+    return body + "x" * (size - len(body) - 1) + "\n"
+
+
+class Workload:
+    """The small-file steps on one backend; edits flip ``alpha`` <-> ``omega`` so every round edits."""
+
+    def __init__(self, backend: Any, count: int, size: int) -> None:
+        self.backend = backend
+        self.paths = paths(count)
+        self.size = size
+        self.state = "alpha"
+        self.expected_grep = len([i for i in range(count) if i % 10 == 0])
+
+    def write(self) -> None:
+        for i, path in enumerate(self.paths):
+            assert self.backend.write(path, content(i, self.size).replace("alpha", self.state)).error is None
+
+    def read(self) -> None:
+        for path in self.paths:
+            result = self.backend.read(path)
+            assert result.error is None and result.file_data["content"].startswith("line ")
+
+    def edit(self) -> None:
+        new = "omega" if self.state == "alpha" else "alpha"
+        for path in self.paths:
+            assert self.backend.edit(path, f"state: {self.state}", f"state: {new}").occurrences == 1
+        self.state = new
+
+    def grep(self) -> None:
+        assert len(self.backend.grep("needle", "/project").matches) == self.expected_grep
+
+    def glob(self) -> None:
+        assert len(self.backend.glob("**/*.md", "/project").matches) == len(self.paths) // 2
+
+    def step(self, name: str) -> Callable[[], float]:
+        action = getattr(self, name)
+
+        def side() -> float:
+            action()
+            return 1.0
+
+        return side
+
+    def everything(self) -> float:
+        for name in STEPS:
+            getattr(self, name)()
+        return 1.0
+
+
+def timed_steps(workload: Workload, name: str, steps: dict[str, list[Sample]]) -> float:
+    """One whole workload on one backend, each step timed on its own (added to ``steps``)."""
+    for step in STEPS:
+        wall, cpu = time.perf_counter(), time.process_time()
+        getattr(workload, step)()
+        steps[f"{name} {step}"].append(Sample(1.0, time.perf_counter() - wall, time.process_time() - cpu))
+    return 1.0
+
+
+def bench_small(ours: Workload, theirs: Workload, repeats: int) -> list[Result]:
+    ours.write(), theirs.write()  # untimed: the files exist before the first round (later writes overwrite)
+    steps: dict[str, list[Sample]] = {f"{side} {step}": [] for side in ("ours", "theirs") for step in STEPS}
+    whole = rounds({"ours": lambda: timed_steps(ours, "ours", steps),
+                    "theirs": lambda: timed_steps(theirs, "theirs", steps)}, repeats, warmup=False)  # fmt: skip
+    count = len(ours.paths)
+    results = [
+        Result.timed(TITLE, CASES[0], whole["ours"], whole["theirs"], unit="workloads/s", target=1.0,
+                     note=f"{count:,} files of {ours.size // 1024} KiB; target: AimonBackend at least as fast; "
+                     f"StoreBackend reads every item for grep and glob in one page of {STORE_PAGE:,} (see the "
+                     "prose)"),
+    ]  # fmt: skip
+    for index, name in enumerate(STEPS, start=1):
+        unit = "steps/s" if name in ("grep", "glob") else f"{count:,} files/s"
+        results.append(Result.timed(TITLE, CASES[index], steps[f"ours {name}"], steps[f"theirs {name}"], unit=unit,
+                                    note=f"one {name} over all {count:,} files" if name in ("grep", "glob")
+                                    else f"{count:,} calls of {name}, timed inside the workload rounds"))  # fmt: skip
+    return results
+
+
+class PagedStoreBackend(StoreBackend):
+    """deepagents' ``StoreBackend`` reading the store in pages of :data:`STORE_PAGE` items.
+
+    As shipped it pages by 100 with ``offset``, which ``MongoDBStore`` does not implement
+    (``NotImplementedError: offset is not implemented in MongoDBStore``): past 100 files its ``grep``,
+    ``glob``, ``ls`` and ``delete`` fail. One large page is the only way it answers at all here.
+    """
+
+    def _search_store_paginated(self, store: Any, namespace: tuple[str, ...], **kwargs: Any) -> list[Any]:
+        return super()._search_store_paginated(store, namespace, **{**kwargs, "page_size": STORE_PAGE})
+
+
+def bench_large(client: MongoClient[Any], backend: AimonBackend, store: StoreBackend, mib: int, repeats: int) -> Result:
+    data = bytes(range(256)) * 4096 * mib
+    store_answer = _store_upload(store, data)
+    bucket = GridFSBucket(client[DATABASE], bucket_name="raw")
+
+    def ours() -> float:
+        assert backend.upload_files([("/big.bin", data)])[0].error is None
+        assert backend.download_files(["/big.bin"])[0].content == data
+        return float(mib)
+
+    def raw() -> float:
+        file_id = bucket.upload_from_stream("big.bin", io.BytesIO(data))
+        assert bucket.open_download_stream(file_id).read() == data
+        bucket.delete(file_id)
+        return float(mib)
+
+    samples = rounds({"ours": ours, "raw": raw}, repeats)
+    note = f"{mib} MiB through upload_files + download_files; StoreBackend: {store_answer}"
+    return Result.timed(TITLE, CASES[6], samples["ours"], samples["raw"], unit="MiB/s", note=note)
+
+
+def options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--uri", default=configured_uri(), help="MongoDB deployment (default: a stand-in)")
+    parser.add_argument("--files", type=int, default=None, help="small files (default 1,000)")
+
+
+def _store_upload(store: StoreBackend, data: bytes) -> str:
+    try:
+        response = store.upload_files([("/big.bin", data)])[0]
+    except Exception as exc:  # what the other backend raises is the finding
+        return f"raised {type(exc).__name__}"
+    return f"error {response.error!r}" if response.error else "stored"
+
+
+def measure(args: argparse.Namespace) -> Report:
+    count, size, mib = (20, 4096, 1) if args.smoke else (args.files or 1000, 4096, 30)
+    server = None
+    uri = args.uri
+    if not uri:
+        server = StandinServer("mongoeco")
+        uri = server.start()
+    try:
+        with MongoClient(uri, tz_aware=True, socketTimeoutMS=600_000) as client:
+            client.drop_database(DATABASE)
+            info = client.admin.command("buildInfo")
+            mongo_store = MongoDBStore(client[DATABASE]["store"])
+            store = PagedStoreBackend(namespace=lambda _runtime: ("bench",), store=mongo_store)
+            with GridFSFileSystem(client, DATABASE) as fs:
+                backend = AimonBackend(fs, root="bench")
+                results = bench_small(Workload(backend, count, size), Workload(store, count, size), args.repeats)
+                results.append(bench_large(client, backend, store, mib, max(2, args.repeats // 3)))
+            client.drop_database(DATABASE)
+    finally:
+        if server is not None:
+            server.stop()
+    where = "mongoeco stand-in" if server is not None else "MONGODB_URI"
+    return Report(results, {"deepagents server": f"{where} (reports {info.get('version')})"})
+
+
+if __name__ == "__main__":
+    sys.exit(main(__doc__, measure, options, repeats=2))
