@@ -223,7 +223,9 @@ def test_ctrl_c_at_any_moment_of_a_get_is_one_line(
         lines = [
             line for line in err.replace("\r", "\n").splitlines() if line.strip() and not line.startswith("get big.bin")
         ]
-        assert proc.returncode in (0, 130), (fraction, proc.returncode, err[-2000:])
+        # 130 is what a shell reports for a Ctrl-C; CPython itself ends with -SIGINT (the shell shows 130
+        # too) when the interrupt lands in its own finalisation, after our one line was written
+        assert proc.returncode in (0, 130, -signal.SIGINT), (fraction, proc.returncode, err[-2000:])
         assert "Traceback" not in err and "Exception ignored" not in err, (fraction, err[-2000:])
         assert lines in ([], ["aimon-mongo: interrupted"]), (fraction, lines)
         assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
