@@ -6,7 +6,7 @@ key itself. Default layout (reference §4.1; the prefixes' inconsistency with ea
     aimon:inbox:<id>:NOW|NEXT|LATER           inbox streams, field "p" = envelope JSON
     aimon:inbox:<id>:quarantine               ours: stream of entries that could not be decoded
     aimon:conv:lock:<id>                      lease, "<holder>:<token>" with PX
-    aimon:conv:lock:fence:<id>                fencing counter (INCR, never expires)
+    aimon:conv:lock:fence:<id>                fencing counter (max(counter + 1, TIME ms x 1024), never expires)
     aimon:conv:control:<id>                   pub/sub: INTERRUPT EVICT YIELD MESSAGE_ENQUEUED TURN_RESULT
     aimon:conv:events:<id>                    pub/sub: EVENT STATUS
     aimon:conv:idem:<key>                     idempotency entry JSON with PX

@@ -32,11 +32,17 @@ class PrivateServerError(RuntimeError):
 
 
 class PrivateRedis:
-    """``redis-server`` with AOF on every write (``appendfsync always``): a restart keeps every reply."""
+    """``redis-server`` with AOF on every write (``appendfsync always``): a restart keeps every reply.
 
-    def __init__(self) -> None:
+    ``replica_of`` (a port on 127.0.0.1) starts it as a replica of that server; ``extra`` adds
+    ``redis-server`` options (e.g. ``("--cluster-enabled", "yes")``).
+    """
+
+    def __init__(self, replica_of: int | None = None, extra: tuple[str, ...] = ()) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="aimon-redis-"))
         self.port = free_port()
+        self.replica_of = replica_of
+        self.extra = extra
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -49,7 +55,9 @@ class PrivateRedis:
             raise PrivateServerError("redis-server is not on PATH")
         cmd = [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
                "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-               "--daemonize", "no", "--logfile", str(self.dir / "redis.log")]  # fmt: skip
+               "--daemonize", "no", "--logfile", str(self.dir / "redis.log"), *self.extra]  # fmt: skip
+        if self.replica_of is not None:
+            cmd += ["--replicaof", "127.0.0.1", str(self.replica_of)]
         self._proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
@@ -70,6 +78,13 @@ class PrivateRedis:
         proc, self._proc = self._proc, None
         if proc is not None:
             _terminate(proc)
+
+    def kill(self) -> None:
+        """SIGKILL: the process dies at once, as a crashed primary does."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=START_TIMEOUT)
 
     def destroy(self) -> None:
         try:
