@@ -196,3 +196,43 @@ def _terminate(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=START_TIMEOUT)
+
+
+class PrivateRedisCluster:
+    """A Redis Cluster of ``primaries`` private ``redis-server --cluster-enabled yes`` on loopback ports
+    (no replicas, no AOF), its slots assigned by ``redis-cli --cluster create``; :meth:`destroy` stops all."""
+
+    def __init__(self, primaries: int = 3) -> None:
+        options = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--appendonly", "no",
+                   "--cluster-node-timeout", "5000")  # fmt: skip
+        self.nodes = [PrivateRedis(extra=(*options, "--cluster-port", str(free_port()))) for _ in range(primaries)]
+
+    @property
+    def ports(self) -> list[int]:
+        return [node.port for node in self.nodes]
+
+    def start(self) -> None:
+        for node in self.nodes:
+            node.start()
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            raise PrivateServerError("redis-cli is not on PATH")
+        addresses = [f"127.0.0.1:{port}" for port in self.ports]
+        cmd = [cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        if done.returncode != 0:
+            raise PrivateServerError(f"redis-cli --cluster create failed ({done.returncode}): {done.stdout[-500:]}")
+        deadline = time.monotonic() + START_TIMEOUT
+        for port in self.ports:
+            client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1)
+            try:
+                while b"cluster_state:ok" not in client.execute_command("CLUSTER", "INFO"):
+                    if time.monotonic() > deadline:
+                        raise PrivateServerError(f"the cluster node on port {port} never reached cluster_state:ok")
+                    time.sleep(0.05)
+            finally:
+                client.close()
+
+    def destroy(self) -> None:
+        for node in self.nodes:
+            node.destroy()
