@@ -131,19 +131,24 @@ def _rounds(servers: list[PrivateRedis], rounds: int, acquire: Acquire) -> tuple
     return issued, reissued
 
 
-def test_a_promoted_replica_never_reissues_a_token(
-    servers: list[PrivateRedis], sizes: Any, reliability_counts: Any
+@pytest.mark.parametrize(
+    ("scenario", "acquire", "ci", "full"),
+    [
+        pytest.param("failover", _bundle_acquire, 3, 25, id="hybrid-tokens"),
+        pytest.param("failover-reference-incr", _reference_acquire, 2, 10, id="reference-incr-control"),
+    ],
+)
+def test_partition_and_promote_rounds(
+    servers: list[PrivateRedis],
+    sizes: Any,
+    reliability_counts: Any,
+    scenario: str,
+    acquire: Acquire,
+    ci: int,
+    full: int,
 ) -> None:
-    rounds = sizes.pick(ci=3, full=25)
-    issued, reissued = _rounds(servers, rounds, _bundle_acquire)
-    reliability_counts.add("failover", "redis", promotions=rounds, tokens=issued, reissued=reissued)
-    assert reissued == 0
-
-
-def test_the_reference_increment_reissues_after_the_same_promotion(
-    servers: list[PrivateRedis], sizes: Any, reliability_counts: Any
-) -> None:
-    rounds = sizes.pick(ci=2, full=10)
-    issued, reissued = _rounds(servers, rounds, _reference_acquire)
-    reliability_counts.add("failover-reference-incr", "redis", promotions=rounds, tokens=issued, reissued=reissued)
-    assert reissued == rounds
+    """The bundle's tokens are never reissued; the reference's INCR-only token is reissued in every round."""
+    rounds = sizes.pick(ci=ci, full=full)
+    issued, reissued = _rounds(servers, rounds, acquire)
+    reliability_counts.add(scenario, "redis", promotions=rounds, tokens=issued, reissued=reissued)
+    assert reissued == (0 if acquire is _bundle_acquire else rounds)
