@@ -222,3 +222,32 @@ async def test_async_cluster_bundle_round_trips_and_lists_every_primary(async_no
         [got] = (await async_node.inbox.collect(sid)).messages
         assert got.session_id == sid
     assert set(sessions) <= set(await async_node.records.list_session_ids())
+
+
+def test_the_cluster_layout_runs_on_a_standalone_server(redis_url: str, redis_root: str) -> None:
+    prefixes = RedisKeyPrefixes().under(redis_root)
+    a = RedisSessionBackends(redis_url, "node-a", prefixes, cluster_layout=True)
+    b = RedisSessionBackends(redis_url, "node-b", prefixes, cluster_layout=True)
+    raw = redis.Redis.from_url(redis_url)
+    try:
+        sid = new_id("s")
+        a.inbox.deliver(message(sid, text="x"))
+        assert raw.exists(f"{redis_root}:aimon:inbox:{{s:{sid}}}:NEXT") == 1
+        [got] = b.inbox.collect(sid).messages
+        assert got.session_id == sid
+        lease = a.leases.try_acquire(sid, "node-a", timedelta(seconds=30))
+        assert lease is not None and raw.get(f"{redis_root}:aimon:conv:lock:{{s:{sid}}}") is not None
+        received: list[SessionSignal] = []
+        b.signals.subscribe(sid, received.append)
+        channel = f"{redis_root}:aimon:conv:events:{{s:{sid}}}"
+        assert raw.execute_command("PUBSUB", "SHARDNUMSUB", channel) == [channel.encode(), 1]
+        a.signals.publish(_signal(sid))
+        deadline = time.monotonic() + 10
+        while not received:
+            assert time.monotonic() < deadline, "the sharded signal never arrived"
+            time.sleep(0.02)
+        assert received[0].session_id == sid
+    finally:
+        raw.close()
+        a.close()
+        b.close()

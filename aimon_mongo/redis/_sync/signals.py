@@ -182,7 +182,7 @@ class RedisSessionSignalBus:
 
     def _next_message(self) -> dict[str, Any] | None:
         """The next pub/sub message, or ``None`` after about ``READ_TIMEOUT`` seconds without one."""
-        if not self.sharded or not hasattr(self._pubsub, "get_sharded_message"):
+        if not (self.sharded and self._io.cluster):  # one connection: sharded messages come as any other
             return self._pubsub.get_message(timeout=READ_TIMEOUT)  # type: ignore[no-any-return]
         if not self._pubsub.node_pubsub_mapping:  # a cluster bus with no shard subscribed yet
             sleep(READ_TIMEOUT)
