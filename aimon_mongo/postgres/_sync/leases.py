@@ -13,6 +13,7 @@ from datetime import timedelta
 from aimon_mongo.errors import AimonStorageError, SessionLeaseError
 from aimon_mongo.model import Lease
 from aimon_mongo.postgres._sync.pool import PgPool
+from aimon_mongo.postgres.replication import SYNC_COMMIT_ON
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.validate import require_id, require_lease, require_positive
 
@@ -21,12 +22,14 @@ log = logging.getLogger(__name__)
 # One statement (one transaction): when no live lease exists, draw the next token from the fence
 # counter (created at 2 for a new session, so the first token is 1), then take the lock row unless a
 # live lease appeared meanwhile (ON CONFLICT re-checks the latest row version). A held lease draws no
-# token; a lost race burns one, which only leaves a gap.
+# token; a lost race burns one, which only leaves a gap. With the replication guard on, /*sync*/ becomes
+# ``AND`` :data:`~aimon_mongo.postgres.replication.SYNC_COMMIT_ON`: the statement's commit then waits for
+# the synchronous standbys, so no acknowledged token can be missing on a promoted one.
 _ACQUIRE = """
 WITH free AS (
     SELECT NOT EXISTS (
         SELECT 1 FROM {lock} WHERE conversation_id = %(sid)s AND lease_expires_at > now()
-    ) AS ok
+    ) /*sync*/ AS ok
 ), token AS (
     INSERT INTO {fence} AS f (conversation_id, next_token)
     SELECT %(sid)s, 2 FROM free WHERE free.ok
@@ -59,15 +62,17 @@ class PostgresSessionLeaseStore:
     """Holder election with fencing tokens that strictly increase per session (see the module text).
 
     ``extend`` is a token CAS without an expiry check: a lapsed lease nobody took since is resurrected
-    (``resurrects_lapsed``), as in the reference.
+    (``resurrects_lapsed``), as in the reference. ``synchronous``: acquisitions commit with
+    ``synchronous_commit = on`` (the bundle's replication guard, see :mod:`aimon_mongo.postgres.replication`).
     """
 
     resurrects_lapsed = True
     holder_id_forbidden_chars = ""
 
-    def __init__(self, pool: PgPool, schema: str) -> None:
+    def __init__(self, pool: PgPool, schema: str, *, synchronous: bool = False) -> None:
         self._pool = pool
-        self._acquire = qualify(_ACQUIRE, schema)
+        wait = f"AND {SYNC_COMMIT_ON}" if synchronous else ""
+        self._acquire = qualify(_ACQUIRE.replace(" /*sync*/", f" {wait}" if wait else ""), schema)
         self._extend = qualify(_EXTEND, schema)
         self._release = qualify(_RELEASE, schema)
         self._find = qualify(_FIND, schema)
@@ -110,4 +115,3 @@ class PostgresSessionLeaseStore:
         if row is None:
             return None
         return Lease(session_id=session_id, holder_id=row[0], fencing_token=row[1], expires_at=row[2])
-
