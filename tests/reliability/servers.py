@@ -152,6 +152,10 @@ class PrivatePostgres:
         self._run("pg_ctl", "-D", str(self.data), "reload")
         self._wait("SELECT count(*) = 0 FROM pg_stat_wal_receiver", "the walreceiver to stop")
 
+    def wait_streaming(self) -> None:
+        """On a primary: until a standby streams from it (any ``sync_state``)."""
+        self._wait("SELECT count(*) > 0 FROM pg_stat_replication WHERE state = 'streaming'", "a streaming standby")
+
     def wait_synchronous(self) -> None:
         """On a primary: until a standby streams with ``sync_state`` ``sync``."""
         self._wait("SELECT count(*) > 0 FROM pg_stat_replication WHERE sync_state = 'sync'", "a synchronous standby")

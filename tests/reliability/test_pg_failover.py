@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from aimon_mongo.errors import BackendUnavailable
+from aimon_mongo.errors import BackendUnavailable, ReplicationGuardError
 from aimon_mongo.model import Lease
 from aimon_mongo.postgres import PostgresSessionBackends, ensure_schema
 from aimon_mongo.postgres.replication import ReplicationGuard
@@ -155,9 +155,7 @@ def run_round(pair: Pair, guard: ReplicationGuard, n: int, acknowledged: list[in
     return b, pending, c.fencing_token
 
 
-def test_guard_on_no_token_is_reissued_after_failover(
-    pair_factory: Any, sizes: Any, reliability_counts: Any
-) -> None:
+def test_guard_on_no_token_is_reissued_after_failover(pair_factory: Any, sizes: Any, reliability_counts: Any) -> None:
     pair = pair_factory({"synchronous_standby_names": "*", "synchronous_commit": "local"})
     acknowledged: list[int] = []
     issued, reissued = 0, 0
@@ -200,3 +198,30 @@ def test_guard_off_the_promoted_replica_reissues_the_token(
         acknowledged.append(c)
     reliability_counts.add("pg-failover-guard-off", "postgres-sync", messages=2 * total, duplicates=reissued)
     assert reissued == total
+
+
+def test_require_refuses_until_a_synchronous_standby_is_connected() -> None:
+    primary = PrivatePostgres()
+    standby: PrivatePostgres | None = None
+    try:
+        primary.start()
+        ensure_schema(primary.dsn, SCHEMA)
+        with node(primary, "require") as bundle:
+            with pytest.raises(ReplicationGuardError, match="0 of 0 connected standbys synchronous"):
+                bundle.leases.try_acquire(SESSION, "h-1", TTL)
+            standby = PrivatePostgres(replica_of=primary)
+            standby.start()
+            primary.wait_streaming()
+            with pytest.raises(ReplicationGuardError, match=r"= '', synchronous_commit = on, 0 of 1 connected"):
+                bundle.check_replication()  # streaming, but asynchronous
+            primary.configure(synchronous_standby_names="*")
+            primary.wait_synchronous()
+            lease = bundle.leases.try_acquire(SESSION, "h-1", TTL)
+            assert lease is not None and lease.fencing_token == 1
+            report = bundle.replication_report
+            assert report is not None and report.guaranteed
+            assert (report.synchronous_standby_names, report.standbys, report.synchronous_standbys) == ("*", 1, 1)
+    finally:
+        for server in (primary, standby):
+            if server is not None:
+                server.destroy()
