@@ -24,6 +24,7 @@ Rounds: 2 per scenario by default, 10 with ``--scale`` (``AIMON_PG_FAILOVER_ROUN
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -200,7 +201,7 @@ def test_guard_off_the_promoted_replica_reissues_the_token(
     assert reissued == total
 
 
-def test_require_refuses_until_a_synchronous_standby_is_connected() -> None:
+def test_require_refuses_until_a_synchronous_standby_is_connected(caplog: pytest.LogCaptureFixture) -> None:
     primary = PrivatePostgres()
     standby: PrivatePostgres | None = None
     try:
@@ -216,7 +217,9 @@ def test_require_refuses_until_a_synchronous_standby_is_connected() -> None:
                 bundle.check_replication()  # streaming, but asynchronous
             primary.configure(synchronous_standby_names="*")
             primary.wait_synchronous()
-            lease = bundle.leases.try_acquire(SESSION, "h-1", TTL)
+            with caplog.at_level(logging.INFO):
+                lease = bundle.leases.try_acquire(SESSION, "h-1", TTL)
+            assert any("acquisitions wait for a synchronous standby" in r.getMessage() for r in caplog.records)
             assert lease is not None and lease.fencing_token == 1
             report = bundle.replication_report
             assert report is not None and report.guaranteed

@@ -111,12 +111,16 @@ class PostgresSessionBackends(ClosingBundle):
         return self._report
 
     def _judge_replication(self, conn: psycopg.Connection[Any]) -> None:
-        report = _read_report(conn)
-        first, self._report = self._report is None, report
+        # The pool runs this until it returns once: a refusal is judged again at the next use.
+        self._report = report = _read_report(conn)
         message = verdict(report, self.replication_guard, self.endpoint)
-        if message is not None and self.replication_guard == "require":
+        if message is None:
+            log.info(
+                "PostgreSQL at %s: acquisitions wait for a synchronous standby (%s)", self.endpoint, report.describe()
+            )
+        elif self.replication_guard == "require":
             raise ReplicationGuardError(message)
-        if message is not None and first:
+        else:
             log.warning("%s", message)
 
     @property
