@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from psycopg.errors import Diagnostic
+
 from aimon_mongo.errors import InvalidArgumentError
 
 ReplicationGuard = Literal["require", "warn", "off"]
@@ -100,3 +102,19 @@ def verdict(report: ReplicationReport, guard: ReplicationGuard, endpoint: str) -
         f"PostgreSQL at {endpoint} has no connected synchronous standby ({report.describe()}): {RISK}; "
         f"configure synchronous_standby_names with a streaming standby connected, or {remedy}"
     )
+
+
+class SyncWaitWatch:
+    """A notice handler for one guarded acquisition: records whether the server cancelled the commit's
+    wait for the synchronous standbys (``pg_cancel_backend``, a client-side cancel). PostgreSQL then
+    reports success with a WARNING ("canceling wait for synchronous replication ...; the transaction has
+    already committed locally, but might not have been replicated"); the acquisition must not hand out
+    that token. Recognised by its SQLSTATE (01000) and English text: servers with a translated
+    ``lc_messages`` are not recognised."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def __call__(self, diag: Diagnostic) -> None:
+        if diag.sqlstate == "01000" and "synchronous replication" in (diag.message_primary or ""):
+            self.cancelled = True

@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+import psycopg
 import pytest
 
-from aimon_mongo.errors import BackendUnavailable, ReplicationGuardError
+from aimon_mongo.errors import BackendUnavailable, ReplicationGuardError, SessionLeaseError
 from aimon_mongo.model import Lease
 from aimon_mongo.postgres import PostgresSessionBackends, ensure_schema
 from aimon_mongo.postgres.replication import ReplicationGuard
@@ -228,3 +229,27 @@ def test_require_refuses_until_a_synchronous_standby_is_connected(caplog: pytest
         for server in (primary, standby):
             if server is not None:
                 server.destroy()
+
+
+def test_a_cancelled_standby_wait_hands_out_no_token(pair_factory: Any) -> None:
+    """PostgreSQL answers a cancelled synchronous-replication wait with success and a WARNING (the commit
+    is local only); the guarded acquisition refuses instead of handing out that token."""
+    pair = pair_factory({"synchronous_standby_names": "*", "synchronous_commit": "local"})
+    assert pair.standby is not None
+    with node(pair.primary, "require") as bundle:
+        assert bundle.check_replication().guaranteed  # judged before the cut (after it, "require" refuses)
+        pair.standby.cut_replication()
+        thread, outcome = acquire_in_thread(bundle, "h-b")
+        thread.join(BLOCKED)
+        assert thread.is_alive()
+        with psycopg.connect(pair.primary.dsn, autocommit=True) as conn:
+            cancelled = conn.execute(
+                "SELECT pg_cancel_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = 'aimon-mongo node-f' AND wait_event = 'SyncRep'"
+            ).fetchall()
+        assert cancelled == [(True,)]
+        thread.join(30)
+        assert outcome.lease is None
+        assert isinstance(outcome.error, SessionLeaseError), outcome.error
+        assert "wait for the synchronous standby was cancelled" in str(outcome.error)
+        assert SESSION in str(outcome.error)

@@ -13,7 +13,7 @@ from datetime import timedelta
 from aimon_mongo.errors import AimonStorageError, SessionLeaseError
 from aimon_mongo.model import Lease
 from aimon_mongo.postgres._sync.pool import PgPool
-from aimon_mongo.postgres.replication import SYNC_COMMIT_ON
+from aimon_mongo.postgres.replication import SYNC_COMMIT_ON, SyncWaitWatch
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.validate import require_id, require_lease, require_positive
 
@@ -71,6 +71,7 @@ class PostgresSessionLeaseStore:
 
     def __init__(self, pool: PgPool, schema: str, *, synchronous: bool = False) -> None:
         self._pool = pool
+        self._synchronous = synchronous
         wait = f"AND {SYNC_COMMIT_ON}" if synchronous else ""
         self._acquire = qualify(_ACQUIRE.replace(" /*sync*/", f" {wait}" if wait else ""), schema)
         self._extend = qualify(_EXTEND, schema)
@@ -78,13 +79,27 @@ class PostgresSessionLeaseStore:
         self._find = qualify(_FIND, schema)
 
     def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
-        """Take the lease unless a live one exists (the same holder gets no special treatment)."""
+        """Take the lease unless a live one exists (the same holder gets no special treatment). With the
+        replication guard on, an acquisition whose wait for the synchronous standby was cancelled raises
+        :class:`SessionLeaseError` instead of handing out a token no standby may hold."""
         require_id(session_id, "session_id")
         require_id(holder_id, "holder_id")
         require_positive(ttl, "ttl")
+        watch = SyncWaitWatch()
         with self._pool.connection(SessionLeaseError) as conn:
-            cur = conn.execute(self._acquire, {"sid": session_id, "holder": holder_id, "ttl": ttl})
-            row = cur.fetchone()
+            if self._synchronous:
+                conn.add_notice_handler(watch)
+            try:
+                cur = conn.execute(self._acquire, {"sid": session_id, "holder": holder_id, "ttl": ttl})
+                row = cur.fetchone()
+            finally:
+                if self._synchronous:
+                    conn.remove_notice_handler(watch)
+        if watch.cancelled:
+            raise SessionLeaseError(
+                f"the lease acquisition on session {session_id} committed on the primary, but its wait for the "
+                "synchronous standby was cancelled: the token is not handed out (the lease lapses after its ttl)"
+            )
         if row is None:
             return None
         return Lease(session_id=session_id, holder_id=holder_id, fencing_token=row[0], expires_at=row[1])
