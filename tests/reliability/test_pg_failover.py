@@ -19,7 +19,8 @@ that waits, not the server default. With the guard ``"off"``: B's token is ackno
 the same token again, in every round (the guard is necessary), both with plain asynchronous replication
 and with a synchronous standby that the server's ``synchronous_commit = local`` does not wait for.
 
-Rounds: 2 per scenario by default, 10 with ``--scale`` (``AIMON_PG_FAILOVER_ROUNDS`` overrides).
+Rounds: 2 with the guard on and 1 per guard-off scenario by default, 10 each with ``--scale``
+(``AIMON_PG_FAILOVER_ROUNDS`` overrides).
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ BLOCKED = 1.5
 """Seconds B's acquisition must stay pending (unacknowledged) while the synchronous standby is cut off."""
 
 
-def rounds(sizes: Any) -> int:
+def rounds(sizes: Any, ci: int = 2) -> int:
     configured = os.environ.get("AIMON_PG_FAILOVER_ROUNDS")
-    return int(configured) if configured else sizes.pick(ci=2, full=10)
+    return int(configured) if configured else sizes.pick(ci=ci, full=10)
 
 
 @dataclass
@@ -143,7 +144,7 @@ def run_round(pair: Pair, guard: ReplicationGuard, n: int, acknowledged: list[in
 
         pair.standby.cut_replication()
         thread, b = acquire_in_thread(old, f"b{n}")
-        thread.join(BLOCKED)
+        thread.join(BLOCKED if guard != "off" else 30)  # unguarded, B is acknowledged: wait for it
         pending = thread.is_alive()
         if b.lease is not None:
             acknowledged.append(b.lease.fencing_token)
@@ -162,7 +163,6 @@ def test_guard_on_no_token_is_reissued_after_failover(pair_factory: Any, sizes: 
     acknowledged: list[int] = []
     issued, reissued = 0, 0
     for n in range(rounds(sizes)):
-        before = max(acknowledged, default=0)
         b, pending, c = run_round(pair, "require", n, acknowledged)
         # B was not acknowledged: it waited for the cut-off standby, then lost its primary.
         assert pending, f"round {n}: B's acquisition returned while the synchronous standby was cut off"
@@ -171,7 +171,6 @@ def test_guard_on_no_token_is_reissued_after_failover(pair_factory: Any, sizes: 
         issued += 2
         if c <= max(acknowledged):
             reissued += 1
-        assert c > before
         acknowledged.append(c)
     reliability_counts.add("pg-failover-guard-on", "postgres-sync", messages=issued, duplicates=reissued)
     assert reissued == 0, f"{reissued} reissued tokens; acknowledged: {acknowledged}"
@@ -188,7 +187,7 @@ def test_guard_off_the_promoted_replica_reissues_the_token(
 ) -> None:
     pair = pair_factory(settings)
     acknowledged: list[int] = []
-    total, reissued = rounds(sizes), 0
+    total, reissued = rounds(sizes, ci=1), 0
     for n in range(total):
         b, pending, c = run_round(pair, "off", n, acknowledged)
         assert not pending
