@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import psycopg
+import psycopg.sql
 import redis
 
 from aimon_mongo.standin import StandinServer, free_port
@@ -99,9 +100,15 @@ class PrivateRedis:
 
 
 class PrivatePostgres:
-    """A cluster made by ``initdb`` (trust auth) in a temp dir, started and stopped with ``pg_ctl``."""
+    """A cluster made by ``initdb`` (trust auth) in a temp dir, started and stopped with ``pg_ctl``.
 
-    def __init__(self) -> None:
+    ``replica_of``: instead of ``initdb``, a streaming standby of that (running) cluster, made by
+    ``pg_basebackup -R`` (``primary_conninfo`` and ``standby.signal`` written for it); :meth:`start` it.
+    The failover steps: :meth:`cut_replication` (on the standby), :meth:`kill` (on the primary),
+    :meth:`promote` (on the standby).
+    """
+
+    def __init__(self, replica_of: PrivatePostgres | None = None) -> None:
         self.bin = _postgres_bin()
         self.dir = Path(tempfile.mkdtemp(prefix="aimon-pg-"))
         self.data = self.dir / "data"
@@ -113,7 +120,11 @@ class PrivatePostgres:
             entry = pwd.getpwnam(self._user)
             for path in (self.dir, self.sockets):
                 os.chown(path, entry.pw_uid, entry.pw_gid)
-        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
+        if replica_of is None:
+            self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
+        else:
+            self._run("pg_basebackup", "-D", str(self.data), "-R", "-X", "stream", "-c", "fast", "--no-sync",
+                      "-h", "127.0.0.1", "-p", str(replica_of.port), "-U", "postgres")  # fmt: skip
 
     @property
     def dsn(self) -> str:
@@ -130,6 +141,56 @@ class PrivatePostgres:
         """``pg_ctl stop -m fast``: open transactions roll back, then a clean shutdown checkpoint."""
         if (self.data / "postmaster.pid").exists():
             self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", str(int(START_TIMEOUT)), "stop")
+
+    def kill(self) -> None:
+        """``pg_ctl stop -m immediate``: every process ends at once, no shutdown checkpoint (a crash)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "-t", str(int(START_TIMEOUT)), "stop")
+
+    def promote(self) -> None:
+        """``pg_ctl promote -w`` on a standby: it replays what it received, then accepts writes."""
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-t", str(int(START_TIMEOUT)), "promote")
+
+    def configure(self, **settings: str) -> None:
+        """``ALTER SYSTEM SET`` each setting, then reload the configuration."""
+        with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
+            for name, value in settings.items():
+                conn.execute(psycopg.sql.SQL("ALTER SYSTEM SET {} = {}").format(
+                    psycopg.sql.Identifier(name), psycopg.sql.Literal(value)))  # fmt: skip
+            conn.execute("SELECT pg_reload_conf()")
+
+    def cut_replication(self) -> None:
+        """On a standby: ``primary_conninfo`` pointed at nothing, then a reload, so the walreceiver stops
+        and nothing more streams in (the partition); returns once no walreceiver runs."""
+        auto = self.data / "postgresql.auto.conf"
+        kept = [line for line in auto.read_text().splitlines() if not line.startswith("primary_conninfo")]
+        auto.write_text("\n".join([*kept, "primary_conninfo = ''"]) + "\n")
+        self._run("pg_ctl", "-D", str(self.data), "reload")
+        self._wait("SELECT count(*) = 0 FROM pg_stat_wal_receiver", "the walreceiver to stop")
+
+    def wait_streaming(self) -> None:
+        """On a primary: until a standby streams from it (any ``sync_state``)."""
+        self._wait("SELECT count(*) > 0 FROM pg_stat_replication WHERE state = 'streaming'", "a streaming standby")
+
+    def wait_synchronous(self) -> None:
+        """On a primary: until a standby streams with ``sync_state`` ``sync``."""
+        self._wait("SELECT count(*) > 0 FROM pg_stat_replication WHERE sync_state = 'sync'", "a synchronous standby")
+
+    def wait_replayed(self, primary: PrivatePostgres) -> None:
+        """On a standby: until it replayed everything ``primary`` has written so far."""
+        with psycopg.connect(primary.dsn, autocommit=True, connect_timeout=5) as conn:
+            row = conn.execute("SELECT pg_current_wal_lsn()::text").fetchone()
+        lsn = row[0] if row else "0/0"
+        self._wait(f"SELECT pg_last_wal_replay_lsn() >= '{lsn}'::pg_lsn", f"replay up to {lsn}")
+
+    def _wait(self, query: str, what: str) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
+                row = conn.execute(query).fetchone()
+            if row and row[0]:
+                return
+            time.sleep(0.05)
+        raise PrivateServerError(f"PostgreSQL on port {self.port}: no {what} within {START_TIMEOUT} s")
 
     def destroy(self) -> None:
         try:
