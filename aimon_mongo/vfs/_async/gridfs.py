@@ -24,7 +24,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
-from bson import Int64, ObjectId
+from bson import Int64
 from pymongo import ASCENDING, DESCENDING, AsyncMongoClient
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
@@ -61,6 +61,7 @@ from aimon_mongo.names import (
 from aimon_mongo.vfs._async.bucket import AsyncBucketFileSystem
 from aimon_mongo.vfs._async.fsck import run_fsck
 from aimon_mongo.vfs._async.store import Committed
+from aimon_mongo.vfs.file_ids import spread_file_id
 from aimon_mongo.vfs.guard import backend_type_name, cause_text
 from aimon_mongo.vfs.listing import Seek
 from aimon_mongo.vfs.paths import successor
@@ -127,7 +128,7 @@ class _GridUpload:
     def __init__(self, store: AsyncGridFSStore, name: str) -> None:
         self._store = store
         self._name = name
-        self._id = ObjectId()
+        self._id = spread_file_id(name)  # not monotonic: new chunks spread over a sharded chunks key
         self._chunk_size = store.chunk_size
         self._buffer = bytearray()
         self._queued: list[dict[str, Any]] = []
