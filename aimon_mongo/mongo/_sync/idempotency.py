@@ -128,7 +128,7 @@ class MongoIdempotencyStore:
             **_LIVE,
         }
         with failures(IdempotencyStoreError, "find_stale_in_flight"):
-            docs = self._entries.find(query).sort(n.F_LAST_TOUCHED_AT, 1).to_list(limit)
+            docs = self._entries.find(query).sort(n.F_LAST_TOUCHED_AT, 1).limit(limit).to_list(limit)
         stale: list[IdempotencyEntry] = []
         for doc in docs:
             try:

@@ -100,7 +100,7 @@ class MongoSessionLogSegmentStore:
         if cursor is not None:
             query[n.F_SESSION_ID] = {"$gt": cursor}
         with failures(SessionLogSegmentStoreError, "scan of sessions with segments"):
-            cursor_ = self._segments.find(query, projection={n.F_SESSION_ID: 1}).sort(n.F_SESSION_ID, 1)
+            cursor_ = self._segments.find(query, projection={n.F_SESSION_ID: 1}).sort(n.F_SESSION_ID, 1).limit(limit)
             docs = cursor_.to_list(limit)
         sessions = list(dict.fromkeys(str(doc[n.F_SESSION_ID]) for doc in docs))
         return SegmentScanPage(session_ids=tuple(sessions), next_cursor=sessions[-1] if len(docs) == limit else None)
