@@ -46,6 +46,8 @@ def test_protocol_writes_and_reads_carry_majority_on_a_w1_database(
     assert writes and all(c.command.get("writeConcern") == {"w": "majority"} for c in writes), [
         (c.name, c.command.get("writeConcern")) for c in writes
     ]
+    written = {c.collection for c in writes}
+    assert {"conversation_locks", "session_fences", "session_records", "conversation_inbox"} <= written
     reads = [c for c in seen.commands if c.name == "find"]
     assert reads and all(c.command.get("readConcern") == {"level": "majority"} for c in reads)
     bundle.close()
