@@ -60,7 +60,7 @@ def require_durability(durability: object, what: str, write_concern: WriteConcer
     if durability == AS_CONFIGURED and write_concern.document.get("w") != "majority":
         shown = write_concern.document or {"w": "server default"}
         log.warning("%s keeps write concern %s (durability='as_configured'): %s", what, shown, RISK)
-    return durability  # type: ignore[return-value]
+    return durability
 
 
 def durable(target: T, durability: Durability) -> T:
