@@ -61,9 +61,10 @@ class MongoSessionInbox:
         stage: dict[str, Any] = {key: literal(value) for key, value in doc.items() if key != n.F_ID}
         stage[n.F_DELIVERED_AT] = NOW
         with failures(SessionInboxError, f"inbox deliver to session {message.session_id!r}"):
-            # the whole shard key (conversationId) in the filter: mongos routes the upsert to one shard
+            # the whole shard key (conversationId) in the filter: mongos routes the upsert to one shard; `_id`
+            # first, so a server that builds the new document in filter order stores `_id` first as before
             self._inbox.update_one(
-                {n.F_CONVERSATION_ID: message.session_id, n.F_ID: oid}, [{"$set": stage}], upsert=True
+                {n.F_ID: oid, n.F_CONVERSATION_ID: message.session_id}, [{"$set": stage}], upsert=True
             )
         return str(oid)
 
