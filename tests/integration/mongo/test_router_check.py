@@ -113,6 +113,22 @@ def test_an_unbounded_operator_scan_is_reported() -> None:
         ({"find": "session_records", "filter": {"$and": [{}, {"_id": {"$gt": "a"}}]}}, Route.SCATTER),
         ({"aggregate": "conversation_signals", "pipeline": [{"$changeStream": {}}]}, Route.TARGETED),
         ({"createIndexes": "conversation_inbox", "indexes": []}, Route.NOT_ROUTED),
+        (  # a transactional batched collect: targeted by its session, the transaction fields change nothing
+            {
+                "findAndModify": "conversation_inbox",
+                "query": {"conversationId": "s"},
+                "remove": True,
+                "txnNumber": 3,
+                "autocommit": False,
+                "startTransaction": True,
+            },
+            Route.TARGETED,
+        ),
+        (
+            {"delete": "conversation_inbox", "deletes": [{"q": {"conversationId": "s", "_id": {"$in": [1, 2]}}}]},
+            Route.TARGETED,
+        ),
+        ({"commitTransaction": 1, "txnNumber": 3, "autocommit": False}, Route.NOT_ROUTED),
     ],
 )
 def test_mongodb_routing_rules(command: dict[str, Any], expected: Route) -> None:
