@@ -157,4 +157,3 @@ class MongoIdempotencyStore:
 def _in_flight(key: str, holder_id: str | None) -> dict[str, Any]:
     """A live ``IN_FLIGHT`` entry held by ``holder_id`` (``None``: no holder, missing or null)."""
     return {n.F_ID: key, n.F_STATUS: _IN_FLIGHT, n.F_HOLDER_ID: holder_id, **_LIVE}
-
