@@ -54,9 +54,9 @@ class SeenCommand:
     library did not send it (a test's own command)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Recording:
-    """The commands seen while one :meth:`CommandLog.recording` block ran."""
+    """The commands seen while one :meth:`CommandLog.recording` block ran (compared by identity)."""
 
     commands: list[SeenCommand] = field(default_factory=list)
 
