@@ -61,7 +61,11 @@ class MongoSessionInbox:
         stage: dict[str, Any] = {key: literal(value) for key, value in doc.items() if key != n.F_ID}
         stage[n.F_DELIVERED_AT] = NOW
         with failures(SessionInboxError, f"inbox deliver to session {message.session_id!r}"):
-            self._inbox.update_one({n.F_ID: oid}, [{"$set": stage}], upsert=True)
+            # the whole shard key (conversationId) in the filter: mongos routes the upsert to one shard; `_id`
+            # first, so a server that builds the new document in filter order stores `_id` first as before
+            self._inbox.update_one(
+                {n.F_ID: oid, n.F_CONVERSATION_ID: message.session_id}, [{"$set": stage}], upsert=True
+            )
         return str(oid)
 
     def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
@@ -99,8 +103,10 @@ class MongoSessionInbox:
         require_id(session_id, "session_id")
         require_limit(limit)
         with failures(SessionInboxError, f"inbox peek of session {session_id!r}"):
-            docs = self._inbox.find({n.F_CONVERSATION_ID: session_id}).sort(_FIFO).to_list(
-                min(limit, MAX_BATCH_SIZE)
+            docs = (
+                self._inbox.find({n.F_CONVERSATION_ID: session_id})
+                .sort(_FIFO)
+                .to_list(min(limit, MAX_BATCH_SIZE))
             )
         messages: list[InboundMessage] = []
         unreadable: list[UnreadableEntry] = []
