@@ -2,7 +2,8 @@
 
 Templates name tables by placeholder (``{inbox}``, ``{lock}``...); :func:`qualify` replaces each with the
 quoted ``"schema"."table"`` identifier and returns plain text, so psycopg sees the same query bytes on
-every call (and prepares them after a few executions). Values always travel as ``%s`` parameters.
+every call (and prepares them after a few executions, unless the bundle is ``pooled``). Values always
+travel as ``%s`` parameters.
 """
 
 from __future__ import annotations

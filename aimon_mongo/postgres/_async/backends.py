@@ -34,6 +34,10 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
     stamps what callers see (task end times, idempotency touch times); expiry and ordering use the
     database clock. The signal bus keeps one extra connection outside the pool for LISTEN. Connections
     the bundle opens carry ``application_name`` = ``aimon-mongo <node_id>`` (see ``pg_stat_activity``).
+
+    Behind a transaction-mode pooler (PgBouncer): pass ``pooled=True`` (no statement is ever prepared)
+    and ``listen_dsn``, a connection string that reaches the server directly, for the LISTEN connection
+    (through the pooler the listener never hears a doorbell and falls back to its 5 s self-poll).
     """
 
     def __init__(
@@ -47,6 +51,8 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
         pool_min_size: int = DEFAULT_MIN_SIZE,
         pool_max_size: int = DEFAULT_MAX_SIZE,
         timeout: float = DEFAULT_TIMEOUT,
+        pooled: bool = False,
+        listen_dsn: str | None = None,
     ) -> None:
         self.node_id = require_id(node_id, "node_id")
         self.schema = require_schema_name(schema)
@@ -57,6 +63,8 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
             max_size=pool_max_size,
             timeout=timeout,
             application_name=f"aimon-mongo {self.node_id}"[:63],
+            pooled=pooled,
+            listen_dsn=listen_dsn,
         )
         self._inbox = AsyncPostgresSessionInbox(self._pool, schema)
         self._leases = AsyncPostgresSessionLeaseStore(self._pool, schema)
