@@ -117,4 +117,3 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
         """Stop the signal listener and close the pool if it is ours. Idempotent."""
         await self._signals.close()
         await self._pool.close()
-

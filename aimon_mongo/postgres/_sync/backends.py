@@ -118,4 +118,3 @@ class PostgresSessionBackends(ClosingBundle):
         """Stop the signal listener and close the pool if it is ours. Idempotent."""
         self._signals.close()
         self._pool.close()
-

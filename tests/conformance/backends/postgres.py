@@ -43,9 +43,7 @@ class PostgresCluster(ClusterBase):
     async def build(self, node_id: str, clock: Clock | None) -> Any:
         flavour = AsyncPostgresSessionBackends if self.is_async else PostgresSessionBackends
         if self.bouncer_dsn is not None:
-            return flavour(
-                self.bouncer_dsn, node_id, schema=self.schema, clock=clock, pooled=True, listen_dsn=self.dsn
-            )
+            return flavour(self.bouncer_dsn, node_id, schema=self.schema, clock=clock, pooled=True, listen_dsn=self.dsn)
         return flavour(self.dsn, node_id, schema=self.schema, clock=clock)
 
     async def store_damaged_entry(self, message: InboundMessage) -> str:
