@@ -250,6 +250,9 @@ PG_IDX_TASK_CONTEXT: Final = "background_task_context_idx"
 PG_SESSION_FENCE: Final = "session_fence"
 PG_SCHEMA_VERSION: Final = "aimon_schema_version"
 PG_IDX_INBOX_QUARANTINE_CONV: Final = "conversation_inbox_quarantine_conv_idx"
+# Ours (sql/V4__scale_indexes.sql): indexes the task-by-owner and segment-scan plans use.
+PG_IDX_TASK_OWNER: Final = "background_task_owner_idx"
+PG_IDX_SEGMENT_SCAN: Final = "session_log_segment_scan_idx"
 
 # --- Snapshot envelope (VfsSessionSnapshotStore) ---
 # Frozen: {"v":1, "subagentName", "contextId" (only when known), "snapshot": {...}}.

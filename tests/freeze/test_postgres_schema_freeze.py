@@ -76,6 +76,11 @@ V3_STATEMENTS = [
     "updated_at timestamptz not null default now())",
 ]
 
+V4_STATEMENTS = [
+    "create index if not exists background_task_owner_idx on background_task(owner_type,owner_id,start_time)",
+    "create index if not exists session_log_segment_scan_idx on session_log_segment(session_id,created_at)",
+]
+
 
 def _sql(name: str) -> str:
     return resources.files("aimon_mongo.postgres").joinpath("sql", name).read_text(encoding="utf-8")
@@ -106,7 +111,11 @@ def test_v1_index_statements_in_order() -> None:
 
 def test_conversation_id_and_context_id_columns() -> None:
     tables = [s for s in _statements(_sql("V1__init.sql")) if s.startswith("create table")]
-    with_conversation_id = [re.match(r"create table if not exists (\w+)", s)[1] for s in tables if "(conversation_id " in s or ",conversation_id " in s]  # type: ignore[index]  # noqa: E501
+    with_conversation_id = [
+        re.match(r"create table if not exists (\w+)", s)[1]
+        for s in tables
+        if "(conversation_id " in s or ",conversation_id " in s
+    ]  # type: ignore[index]  # noqa: E501
     assert with_conversation_id == [
         "conversation_lock",
         "conversation_lock_fence",
@@ -127,6 +136,10 @@ def test_v3_is_additive_and_ours() -> None:
     statements = _statements(_sql("V3__aimon_additions.sql"))
     assert statements == V3_STATEMENTS
     assert not any(table in s for s in statements for table in V1_TABLES if f" {table}(" in s)
+
+
+def test_v4_adds_indexes_only() -> None:
+    assert _statements(_sql("V4__scale_indexes.sql")) == V4_STATEMENTS
 
 
 def _live_columns(conn: psycopg.Connection[Any], schema: str) -> dict[str, list[tuple[Any, ...]]]:
@@ -252,8 +265,10 @@ LIVE_INDEXES = {
     "background_task_pkey": ("background_task", "(task_id)"),
     "background_task_state_idx": ("background_task", "(state)"),
     "background_task_context_idx": ("background_task", "(context_id)"),
+    "background_task_owner_idx": ("background_task", "(owner_type, owner_id, start_time)"),
     "session_record_pkey": ("session_record", "(session_id)"),
     "session_log_segment_pkey": ("session_log_segment", "(session_id, segment_id)"),
+    "session_log_segment_scan_idx": ("session_log_segment", "(session_id, created_at)"),
     "conversation_inbox_quarantine_pkey": ("conversation_inbox_quarantine", "(id)"),
     "conversation_inbox_quarantine_conv_idx": ("conversation_inbox_quarantine", "(conversation_id, id)"),
     "session_fence_pkey": ("session_fence", "(session_id)"),
@@ -295,4 +310,9 @@ def test_ensure_schema_records_versions_and_is_idempotent(
 ) -> None:
     assert ensure_schema(postgres_dsn, pg_schema) == []
     ledger = pg_conn.execute(f'SELECT version, name FROM "{pg_schema}".aimon_schema_version ORDER BY version')
-    assert ledger.fetchall() == [(1, "init"), (2, "session_log_segment"), (3, "aimon_additions")]
+    assert ledger.fetchall() == [
+        (1, "init"),
+        (2, "session_log_segment"),
+        (3, "aimon_additions"),
+        (4, "scale_indexes"),
+    ]
