@@ -23,6 +23,7 @@ TABLES: dict[str, str] = {
     "record": n.PG_SESSION_RECORD,
     "segment": n.PG_SESSION_LOG_SEGMENT,
     "session_fence": n.PG_SESSION_FENCE,
+    "token_floor": n.PG_TOKEN_FLOOR,
 }
 
 

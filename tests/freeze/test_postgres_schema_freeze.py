@@ -111,11 +111,7 @@ def test_v1_index_statements_in_order() -> None:
 
 def test_conversation_id_and_context_id_columns() -> None:
     tables = [s for s in _statements(_sql("V1__init.sql")) if s.startswith("create table")]
-    with_conversation_id = [
-        re.match(r"create table if not exists (\w+)", s)[1]
-        for s in tables
-        if "(conversation_id " in s or ",conversation_id " in s
-    ]  # type: ignore[index]  # noqa: E501
+    with_conversation_id = [re.match(r"create table if not exists (\w+)", s)[1] for s in tables if "(conversation_id " in s or ",conversation_id " in s]  # type: ignore[index]  # noqa: E501
     assert with_conversation_id == [
         "conversation_lock",
         "conversation_lock_fence",
@@ -140,6 +136,18 @@ def test_v3_is_additive_and_ours() -> None:
 
 def test_v4_adds_indexes_only() -> None:
     assert _statements(_sql("V4__scale_indexes.sql")) == V4_STATEMENTS
+
+
+def test_v5_token_floor_row_and_trigger(pg_schema: str, pg_conn: psycopg.Connection[Any]) -> None:
+    """The floor table holds its one row from the start, and the trigger guards every counter insert."""
+    assert pg_conn.execute(f'SELECT id, highest_swept FROM "{pg_schema}".aimon_token_floor').fetchall() == [(True, 0)]
+    triggers = pg_conn.execute(
+        "SELECT t.tgname, c.relname, p.proname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+        "JOIN pg_namespace s ON s.oid = c.relnamespace JOIN pg_proc p ON p.oid = t.tgfoid "
+        "WHERE s.nspname = %s AND NOT t.tgisinternal",
+        [pg_schema],
+    ).fetchall()
+    assert triggers == [("aimon_lock_fence_floor", "conversation_lock_fence", "aimon_lock_fence_floor")]
 
 
 def _live_columns(conn: psycopg.Connection[Any], schema: str) -> dict[str, list[tuple[Any, ...]]]:
@@ -242,6 +250,10 @@ LIVE_COLUMNS = {
         ("highest_token", "bigint", "NO", None),
         ("updated_at", TS, "NO", "now()"),
     ],
+    "aimon_token_floor": [
+        ("id", "boolean", "NO", "true"),
+        ("highest_swept", "bigint", "NO", "0"),
+    ],
     "aimon_schema_version": [
         ("version", "integer", "NO", None),
         ("name", "text", "NO", None),
@@ -273,6 +285,7 @@ LIVE_INDEXES = {
     "conversation_inbox_quarantine_conv_idx": ("conversation_inbox_quarantine", "(conversation_id, id)"),
     "session_fence_pkey": ("session_fence", "(session_id)"),
     "aimon_schema_version_pkey": ("aimon_schema_version", "(version)"),
+    "aimon_token_floor_pkey": ("aimon_token_floor", "(id)"),
 }
 
 
@@ -302,6 +315,7 @@ def test_server_tables_in_creation_order(pg_schema: str, pg_conn: psycopg.Connec
         "session_log_segment",
         "conversation_inbox_quarantine",
         "session_fence",
+        "aimon_token_floor",
     ]
 
 
@@ -315,4 +329,5 @@ def test_ensure_schema_records_versions_and_is_idempotent(
         (2, "session_log_segment"),
         (3, "aimon_additions"),
         (4, "scale_indexes"),
+        (5, "token_floor"),
     ]

@@ -29,8 +29,10 @@ from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.signal import decode_signal, encode_signal
 from aimon_mongo.errors import BackendUnavailable, CodecError, InvalidArgumentError, SignalBusError
 from aimon_mongo.model import SessionSignal
+from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.listener import AsyncSignalListener, FetchedRow
 from aimon_mongo.postgres._async.pool import AsyncPgPool
+from aimon_mongo.postgres._async.retention import sweep_in_batches
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.signal_hub import SignalHub
 from aimon_mongo.validate import require_aware, require_id, require_signal
@@ -57,7 +59,6 @@ WITH ins AS (
 SELECT max(id) FROM ins
 """
 _RING = "SELECT pg_notify(%s, %s)"
-_SWEEP = "DELETE FROM {signal} WHERE created_at < %s"
 
 
 class AsyncPostgresSessionSignalBus:
@@ -72,7 +73,7 @@ class AsyncPostgresSessionSignalBus:
         self._publish = qualify(_PUBLISH, schema)
         self._publish_many = qualify(_PUBLISH_MANY, schema)
         self._ring = _RING
-        self._sweep = qualify(_SWEEP, schema)
+        self._sweep = qualify(retention.SIGNALS, schema)
         self._hub = SignalHub()
         self._lock = Lock()
         self._closed = False
@@ -144,12 +145,11 @@ class AsyncPostgresSessionSignalBus:
                 self._listening = True
         return AsyncHubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
 
-    async def sweep_older_than(self, cutoff: datetime) -> int:
-        """Delete signal rows created before ``cutoff`` (retention); returns how many were removed."""
+    async def sweep_older_than(self, cutoff: datetime, *, batch_size: int = retention.DEFAULT_BATCH_SIZE) -> int:
+        """Delete signal rows created before ``cutoff`` (retention), ``batch_size`` rows per statement;
+        returns how many were removed."""
         cutoff = require_aware(cutoff, "cutoff")
-        async with self._pool.connection(SignalBusError) as conn:
-            cur = await conn.execute(self._sweep, [cutoff])
-            return cur.rowcount
+        return await sweep_in_batches(self._pool, SignalBusError, self._sweep, {"cutoff": cutoff}, batch_size)
 
     async def close(self) -> None:
         """Stop the listener; publishing afterwards raises. Idempotent."""

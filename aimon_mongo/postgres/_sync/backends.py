@@ -11,7 +11,8 @@ from psycopg_pool import ConnectionPool
 from aimon_mongo import names as n
 from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo.clock import Clock, system_clock
-from aimon_mongo.errors import SchemaMigrationError
+from aimon_mongo.errors import InvalidArgumentError, SchemaMigrationError, SignalBusError
+from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._sync.idempotency import DEFAULT_DONE_TTL, PostgresIdempotencyStore
 from aimon_mongo.postgres._sync.inbox import PostgresSessionInbox
 from aimon_mongo.postgres._sync.leases import PostgresSessionLeaseStore
@@ -22,7 +23,14 @@ from aimon_mongo.postgres._sync.segments import PostgresSessionLogSegmentStore
 from aimon_mongo.postgres._sync.signals import PostgresSessionSignalBus
 from aimon_mongo.postgres._sync.tasks import PostgresBackgroundTaskStore
 from aimon_mongo.postgres.migrations import require_schema_name
-from aimon_mongo.validate import require_id
+from aimon_mongo.postgres.retention import SweepReport
+from aimon_mongo.validate import require_id, require_limit, require_positive
+
+DEFAULT_SIGNAL_RETENTION = timedelta(hours=1)
+"""How long :meth:`PostgresSessionBackends.sweep` keeps signal rows (a node disconnected for longer
+misses what was swept meanwhile)."""
+DEFAULT_LAPSED_LOCK_GRACE = timedelta(hours=1)
+"""How long after its lease lapsed :meth:`PostgresSessionBackends.sweep` keeps a lock row."""
 
 
 class PostgresSessionBackends(ClosingBundle):
@@ -113,6 +121,34 @@ class PostgresSessionBackends(ClosingBundle):
         :func:`~aimon_mongo.postgres.ensure_schema`)."""
         with self._pool.connection(SchemaMigrationError) as conn:
             return apply_migrations(conn, self.schema)
+
+    def sweep(
+        self,
+        *,
+        signals_older_than: timedelta = DEFAULT_SIGNAL_RETENTION,
+        locks_lapsed_for: timedelta = DEFAULT_LAPSED_LOCK_GRACE,
+        fences: bool = True,
+        batch_size: int = retention.DEFAULT_BATCH_SIZE,
+    ) -> SweepReport:
+        """Retention for every table that grows, ``batch_size`` rows per statement (each its own
+        transaction): signal rows older than ``signals_older_than`` (by database time), idempotency rows
+        past ``expires_at``, lock rows lapsed longer than ``locks_lapsed_for``, then (``fences``) the fence
+        rows of sessions with nothing left — without a token ever going backwards (see
+        :mod:`aimon_mongo.postgres.retention`). Safe to run on several nodes at once; schedule it."""
+        require_positive(signals_older_than, "signals_older_than")
+        require_positive(locks_lapsed_for, "locks_lapsed_for")
+        if not isinstance(fences, bool):
+            raise InvalidArgumentError(f"fences must be a bool, got {type(fences).__name__}")
+        require_limit(batch_size, "batch_size")
+        with self._pool.connection(SignalBusError) as conn:
+            cur = conn.execute("SELECT now()")
+            row = cur.fetchone()
+        assert row is not None
+        signals = self._signals.sweep_older_than(row[0] - signals_older_than, batch_size=batch_size)
+        idempotency = self._idempotency.sweep_expired(batch_size=batch_size)
+        lapsed = self._leases.sweep_lapsed(locks_lapsed_for, batch_size=batch_size)
+        counters, session_fences = self._leases.sweep_idle_fences(batch_size=batch_size) if fences else (0, 0)
+        return SweepReport(signals, idempotency, lapsed, counters, session_fences)
 
     def close(self) -> None:
         """Stop the signal listener and close the pool if it is ours. Idempotent."""
