@@ -12,7 +12,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from aimon_mongo.cli import demo, inbox, initdb, langgraph, sessions, snapshots, vfs
+    from aimon_mongo.cli import demo, inbox, initdb, langgraph, sessions, snapshots, sweep, vfs
 
     demo.register(app)
     vfs.register(app)
@@ -20,6 +20,7 @@ def register(app: typer.Typer) -> None:
     inbox.register(app)
     sessions.register(app)
     initdb.register(app)
+    sweep.register(app)
     _delegate(
         app,
         "schema",
