@@ -1,8 +1,8 @@
 """PostgreSQL bundles behind a real PgBouncer in transaction mode: ``pooled=True`` and ``listen_dsn``.
 
-The whole conformance suite also runs through PgBouncer (the ``pgbouncer-*`` families); these tests pin
-what is specific to the pooler: the LISTEN connection must reach the server directly, and statements
-must never be prepared.
+The whole conformance suite also runs through PgBouncer (the ``postgres-pgbouncer-*`` families); these
+tests pin what is specific to the pooler: the LISTEN connection must reach the server directly, and
+statements must never be prepared.
 """
 
 from __future__ import annotations

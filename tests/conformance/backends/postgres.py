@@ -1,5 +1,5 @@
 """PostgreSQL families of the conformance suite: ``postgres-sync`` and ``postgres-async``, and the same
-through a real PgBouncer in transaction mode: ``pgbouncer-sync`` and ``pgbouncer-async``.
+through a real PgBouncer in transaction mode: ``postgres-pgbouncer-sync`` and ``postgres-pgbouncer-async``.
 
 Each test gets its own schema (``t_<random>``) created by ``ensure_schema`` on the server at
 ``POSTGRES_DSN`` and dropped (CASCADE) afterwards; every node of the test is a bundle on that schema.
@@ -99,5 +99,5 @@ def _factory(is_async: bool, *, through_pgbouncer: bool = False) -> Any:
 
 register("postgres-sync", _factory(is_async=False))
 register("postgres-async", _factory(is_async=True))
-register("pgbouncer-sync", _factory(is_async=False, through_pgbouncer=True))
-register("pgbouncer-async", _factory(is_async=True, through_pgbouncer=True))
+register("postgres-pgbouncer-sync", _factory(is_async=False, through_pgbouncer=True))
+register("postgres-pgbouncer-async", _factory(is_async=True, through_pgbouncer=True))
