@@ -5,5 +5,6 @@ pytest_plugins = [
     "tests.fixtures.postgres",
     "tests.fixtures.pgbouncer",
     "tests.fixtures.redis",
+    "tests.fixtures.redis_cluster",
     "tests.reliability.plugin",
 ]

@@ -32,11 +32,17 @@ class PrivateServerError(RuntimeError):
 
 
 class PrivateRedis:
-    """``redis-server`` with AOF on every write (``appendfsync always``): a restart keeps every reply."""
+    """``redis-server`` with AOF on every write (``appendfsync always``): a restart keeps every reply.
 
-    def __init__(self) -> None:
+    ``replica_of`` (a port on 127.0.0.1) starts it as a replica of that server; ``extra`` adds
+    ``redis-server`` options (e.g. ``("--cluster-enabled", "yes")``).
+    """
+
+    def __init__(self, replica_of: int | None = None, extra: tuple[str, ...] = ()) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="aimon-redis-"))
         self.port = free_port()
+        self.replica_of = replica_of
+        self.extra = extra
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -49,7 +55,9 @@ class PrivateRedis:
             raise PrivateServerError("redis-server is not on PATH")
         cmd = [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
                "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-               "--daemonize", "no", "--logfile", str(self.dir / "redis.log")]  # fmt: skip
+               "--daemonize", "no", "--logfile", str(self.dir / "redis.log"), *self.extra]  # fmt: skip
+        if self.replica_of is not None:
+            cmd += ["--replicaof", "127.0.0.1", str(self.replica_of)]
         self._proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
@@ -70,6 +78,13 @@ class PrivateRedis:
         proc, self._proc = self._proc, None
         if proc is not None:
             _terminate(proc)
+
+    def kill(self) -> None:
+        """SIGKILL: the process dies at once, as a crashed primary does."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=START_TIMEOUT)
 
     def destroy(self) -> None:
         try:
@@ -181,3 +196,43 @@ def _terminate(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=START_TIMEOUT)
+
+
+class PrivateRedisCluster:
+    """A Redis Cluster of ``primaries`` private ``redis-server --cluster-enabled yes`` on loopback ports
+    (no replicas, no AOF), its slots assigned by ``redis-cli --cluster create``; :meth:`destroy` stops all."""
+
+    def __init__(self, primaries: int = 3) -> None:
+        options = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--appendonly", "no",
+                   "--cluster-node-timeout", "5000")  # fmt: skip
+        self.nodes = [PrivateRedis(extra=(*options, "--cluster-port", str(free_port()))) for _ in range(primaries)]
+
+    @property
+    def ports(self) -> list[int]:
+        return [node.port for node in self.nodes]
+
+    def start(self) -> None:
+        for node in self.nodes:
+            node.start()
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            raise PrivateServerError("redis-cli is not on PATH")
+        addresses = [f"127.0.0.1:{port}" for port in self.ports]
+        cmd = [cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        if done.returncode != 0:
+            raise PrivateServerError(f"redis-cli --cluster create failed ({done.returncode}): {done.stdout[-500:]}")
+        deadline = time.monotonic() + START_TIMEOUT
+        for port in self.ports:
+            client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1)
+            try:
+                while b"cluster_state:ok" not in client.execute_command("CLUSTER", "INFO"):
+                    if time.monotonic() > deadline:
+                        raise PrivateServerError(f"the cluster node on port {port} never reached cluster_state:ok")
+                    time.sleep(0.05)
+            finally:
+                client.close()
+
+    def destroy(self) -> None:
+        for node in self.nodes:
+            node.destroy()
