@@ -115,7 +115,7 @@ def run_sync(dsn: str, schema: str, chunk: int, repeats: int) -> list[Result]:
         got = 0
         while got < chunk:
             with pool.connection() as conn, conn.transaction():
-                rows = conn.execute(raw.collect, [session, 2]).fetchall()
+                rows = conn.execute(raw.collect, {"sid": session, "ceiling": 2}).fetchall()
             rows.sort(key=lambda r: (r[1], r[0]))
             got += len([json.loads(r[2]) for r in rows])
         return chunk
@@ -175,7 +175,7 @@ def run_async(runner: asyncio.Runner, dsn: str, schema: str, chunk: int, repeats
         got = 0
         while got < chunk:
             async with pool.connection() as conn, conn.transaction():
-                rows = await (await conn.execute(raw.collect, [session, 2])).fetchall()
+                rows = await (await conn.execute(raw.collect, {"sid": session, "ceiling": 2})).fetchall()
             rows.sort(key=lambda r: (r[1], r[0]))
             got += len([json.loads(r[2]) for r in rows])
         return chunk

@@ -3,6 +3,7 @@
 pytest_plugins = [
     "tests.fixtures.mongo",
     "tests.fixtures.postgres",
+    "tests.fixtures.pgbouncer",
     "tests.fixtures.redis",
     "tests.fixtures.redis_cluster",
     "tests.reliability.plugin",

@@ -12,7 +12,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from aimon_mongo.cli import demo, inbox, initdb, langgraph, sessions, shard, snapshots, vfs
+    from aimon_mongo.cli import demo, inbox, initdb, langgraph, sessions, shard, snapshots, sweep, vfs
 
     demo.register(app)
     vfs.register(app)
@@ -21,6 +21,7 @@ def register(app: typer.Typer) -> None:
     sessions.register(app)
     initdb.register(app)
     shard.register(app)
+    sweep.register(app)
     _delegate(
         app,
         "schema",

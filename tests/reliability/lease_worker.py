@@ -39,7 +39,8 @@ def describe(cluster: Any) -> dict[str, Any] | None:
         cluster_layout = cluster.keys.cluster  # a real Redis Cluster (tests.conformance.backends.redis_cluster)
         return {"family": "redis", "url": cluster.url, "root": cluster.root, "cluster": cluster_layout, **flavour}
     if isinstance(cluster, PostgresCluster):
-        return {"family": "postgres", "dsn": cluster.dsn, "schema": cluster.schema, **flavour}
+        return {"family": "postgres", "dsn": cluster.dsn, "schema": cluster.schema,
+                "bouncer_dsn": cluster.bouncer_dsn, **flavour}  # fmt: skip
     return None
 
 
@@ -136,7 +137,10 @@ async def _postgres(conn: dict[str, Any], node_id: str) -> AsyncIterator[tuple[A
 
     flavour = AsyncPostgresSessionBackends if conn["is_async"] else PostgresSessionBackends
     try:
-        yield flavour(conn["dsn"], node_id, schema=conn["schema"]), StoreClock(now, exact_start=False)
+        through = conn.get("bouncer_dsn")  # the postgres-pgbouncer-* families: pooled, LISTEN direct
+        pooling = {"pooled": True, "listen_dsn": conn["dsn"]} if through else {}
+        bundle = flavour(through or conn["dsn"], node_id, schema=conn["schema"], **pooling)
+        yield bundle, StoreClock(now, exact_start=False)
     finally:
         await clock.close()
 

@@ -12,7 +12,8 @@ from psycopg_pool import AsyncConnectionPool
 from aimon_mongo import names as n
 from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo.clock import Clock, system_clock
-from aimon_mongo.errors import ReplicationGuardError, SchemaMigrationError
+from aimon_mongo.errors import InvalidArgumentError, ReplicationGuardError, SchemaMigrationError, SignalBusError
+from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.idempotency import DEFAULT_DONE_TTL, AsyncPostgresIdempotencyStore
 from aimon_mongo.postgres._async.inbox import AsyncPostgresSessionInbox
 from aimon_mongo.postgres._async.leases import AsyncPostgresSessionLeaseStore
@@ -32,7 +33,14 @@ from aimon_mongo.postgres.replication import (
     require_guard,
     verdict,
 )
-from aimon_mongo.validate import require_id
+from aimon_mongo.postgres.retention import SweepReport
+from aimon_mongo.validate import require_id, require_limit, require_positive
+
+DEFAULT_SIGNAL_RETENTION = timedelta(hours=1)
+"""How long :meth:`AsyncPostgresSessionBackends.sweep` keeps signal rows (a node disconnected for longer
+misses what was swept meanwhile)."""
+DEFAULT_LAPSED_LOCK_GRACE = timedelta(hours=1)
+"""How long after its lease lapsed :meth:`AsyncPostgresSessionBackends.sweep` keeps a lock row."""
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +62,9 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
     connected synchronous standby, ``"require"`` refuses every operation with
     :class:`~aimon_mongo.errors.ReplicationGuardError` naming the settings, ``"warn"`` (default) logs one
     WARN naming them and the risk, ``"off"`` neither checks nor waits.
+    Behind a transaction-mode pooler (PgBouncer): pass ``pooled=True`` (no statement is ever prepared)
+    and ``listen_dsn``, a connection string that reaches the server directly, for the LISTEN connection
+    (through the pooler the listener never hears a doorbell and falls back to its 5 s self-poll).
     """
 
     def __init__(
@@ -68,6 +79,8 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
         pool_max_size: int = DEFAULT_MAX_SIZE,
         timeout: float = DEFAULT_TIMEOUT,
         replication_guard: ReplicationGuard = DEFAULT_GUARD,
+        pooled: bool = False,
+        listen_dsn: str | None = None,
     ) -> None:
         self.node_id = require_id(node_id, "node_id")
         self.schema = require_schema_name(schema)
@@ -81,6 +94,8 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
             timeout=timeout,
             application_name=f"aimon-mongo {self.node_id}"[:63],
             first_use=None if self.replication_guard == "off" else self._judge_replication,
+            pooled=pooled,
+            listen_dsn=listen_dsn,
         )
         self._inbox = AsyncPostgresSessionInbox(self._pool, schema)
         self._leases = AsyncPostgresSessionLeaseStore(self._pool, schema, synchronous=self.replication_guard != "off")
@@ -155,6 +170,34 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
         :func:`~aimon_mongo.postgres.ensure_schema`)."""
         async with self._pool.connection(SchemaMigrationError) as conn:
             return await apply_migrations(conn, self.schema)
+
+    async def sweep(
+        self,
+        *,
+        signals_older_than: timedelta = DEFAULT_SIGNAL_RETENTION,
+        locks_lapsed_for: timedelta = DEFAULT_LAPSED_LOCK_GRACE,
+        fences: bool = True,
+        batch_size: int = retention.DEFAULT_BATCH_SIZE,
+    ) -> SweepReport:
+        """Retention for every table that grows, ``batch_size`` rows per statement (each its own
+        transaction): signal rows older than ``signals_older_than`` (by database time), idempotency rows
+        past ``expires_at``, lock rows lapsed longer than ``locks_lapsed_for``, then (``fences``) the fence
+        rows of sessions with nothing left — without a token ever going backwards (see
+        :mod:`aimon_mongo.postgres.retention`). Safe to run on several nodes at once; schedule it."""
+        require_positive(signals_older_than, "signals_older_than")
+        require_positive(locks_lapsed_for, "locks_lapsed_for")
+        if not isinstance(fences, bool):
+            raise InvalidArgumentError(f"fences must be a bool, got {type(fences).__name__}")
+        require_limit(batch_size, "batch_size")
+        async with self._pool.connection(SignalBusError) as conn:
+            cur = await conn.execute("SELECT now()")
+            row = await cur.fetchone()
+        assert row is not None
+        signals = await self._signals.sweep_older_than(row[0] - signals_older_than, batch_size=batch_size)
+        idempotency = await self._idempotency.sweep_expired(batch_size=batch_size)
+        lapsed = await self._leases.sweep_lapsed(locks_lapsed_for, batch_size=batch_size)
+        counters, session_fences = await self._leases.sweep_idle_fences(batch_size=batch_size) if fences else (0, 0)
+        return SweepReport(signals, idempotency, lapsed, counters, session_fences)
 
     async def close(self) -> None:
         """Stop the signal listener and close the pool if it is ours. Idempotent."""

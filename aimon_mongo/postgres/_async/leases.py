@@ -11,10 +11,12 @@ from datetime import timedelta
 
 from aimon_mongo.errors import AimonStorageError, SessionLeaseError
 from aimon_mongo.model import Lease
+from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.pool import AsyncPgPool
+from aimon_mongo.postgres._async.retention import sweep_in_batches
 from aimon_mongo.postgres.replication import SYNC_COMMIT_ON, SyncWaitWatch
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id, require_lease, require_positive
+from aimon_mongo.validate import require_id, require_lease, require_limit, require_positive
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +78,9 @@ class AsyncPostgresSessionLeaseStore:
         self._extend = qualify(_EXTEND, schema)
         self._release = qualify(_RELEASE, schema)
         self._find = qualify(_FIND, schema)
+        self._sweep_lapsed = qualify(retention.LAPSED_LOCKS, schema)
+        self._sweep_fences = qualify(retention.IDLE_FENCES, schema)
+        self._lock_space = retention.lock_space(schema)
 
     async def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
         """Take the lease unless a live one exists (the same holder gets no special treatment). With the
@@ -129,3 +134,29 @@ class AsyncPostgresSessionLeaseStore:
         if row is None:
             return None
         return Lease(session_id=session_id, holder_id=row[0], fencing_token=row[1], expires_at=row[2])
+
+    async def sweep_lapsed(self, lapsed_for: timedelta, *, batch_size: int = retention.DEFAULT_BATCH_SIZE) -> int:
+        """Delete lock rows whose lease lapsed more than ``lapsed_for`` ago (database time), ``batch_size``
+        rows per statement; returns how many. The fence counter keeps the token, so a later acquisition
+        still gets a higher one; a holder that comes back after the sweep can no longer ``extend``."""
+        require_positive(lapsed_for, "lapsed_for")
+        params = {"grace": lapsed_for}
+        return await sweep_in_batches(self._pool, SessionLeaseError, self._sweep_lapsed, params, batch_size)
+
+    async def sweep_idle_fences(self, *, batch_size: int = retention.DEFAULT_BATCH_SIZE) -> tuple[int, int]:
+        """Delete the ``conversation_lock_fence`` and ``session_fence`` rows of sessions with nothing left
+        (see :mod:`aimon_mongo.postgres.retention`), walking the counters ``batch_size`` sessions per
+        statement; returns (counter rows, session fence rows) deleted. Tokens never go backwards: the
+        deleted rows' highest token raises the floor every new counter row starts above."""
+        require_limit(batch_size, "batch_size")
+        after, counters, fences = "", 0, 0
+        while True:
+            async with self._pool.connection(SessionLeaseError) as conn:
+                params = {"after": after, "batch": batch_size, "lock_space": self._lock_space}
+                cur = await conn.execute(self._sweep_fences, params)
+                row = await cur.fetchone()
+            assert row is not None
+            counters, fences = counters + row[1], fences + row[2]
+            if row[0] is None:
+                return counters, fences
+            after = row[0]

@@ -10,7 +10,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from aimon_mongo._async_runtime import Lock
-from aimon_mongo.errors import AimonStorageError, BackendUnavailable
+from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
 from aimon_mongo.postgres.failures import endpoint, translate
 
 Conn = psycopg.AsyncConnection[Any]
@@ -30,6 +30,13 @@ class AsyncPgPool:
     leaving :meth:`connection` becomes :class:`BackendUnavailable` (naming ``host:port``) or the error
     family the caller names. ``first_use`` runs on the first connection handed out, before the caller's
     statements, until it returns once (the bundle's replication check).
+    family the caller names.
+
+    ``pooled=True`` is for a server reached through a transaction-mode pooler (PgBouncer): the
+    connections the pool opens never prepare statements (psycopg's ``prepare_threshold=None``), since a
+    prepared statement lives on one server connection and the pooler hands each transaction another.
+    ``listen_dsn`` is where :meth:`dedicated` connects (default: the pool's own server); LISTEN must reach
+    the server directly, because a pooler does not keep a session's LISTEN across transactions.
     """
 
     def __init__(
@@ -41,9 +48,17 @@ class AsyncPgPool:
         timeout: float = DEFAULT_TIMEOUT,
         application_name: str = "aimon-mongo",
         first_use: FirstUse | None = None,
+        pooled: bool = False,
+        listen_dsn: str | None = None,
     ) -> None:
+        if not isinstance(pooled, bool):
+            raise InvalidArgumentError(f"pooled must be a bool, got {type(pooled).__name__}")
+        if listen_dsn is not None and (not isinstance(listen_dsn, str) or not listen_dsn.strip()):
+            raise InvalidArgumentError(f"listen_dsn must be a non-empty connection string, got {listen_dsn!r}")
         self._timeout = timeout
         self._first_use = first_use
+        self.pooled = pooled
+        """Whether statements are never prepared (for a transaction-mode pooler)."""
         self._application_name = application_name
         self._min_size = min_size
         self._max_size = max_size
@@ -63,7 +78,14 @@ class AsyncPgPool:
             raise TypeError(
                 f"expected a connection string or a psycopg_pool pool with a str conninfo, got {type(source).__name__}"
             )
+        if pooled and not self._owned and self._kwargs.get("prepare_threshold", 5) is not None:
+            raise InvalidArgumentError(
+                "pooled=True with a borrowed pool needs that pool built with kwargs={'prepare_threshold': None}"
+            )
         self.endpoint = endpoint(self._conninfo, self._kwargs)
+        self._listen_conninfo = listen_dsn if listen_dsn is not None else self._conninfo
+        self.listen_endpoint = endpoint(listen_dsn) if listen_dsn is not None else self.endpoint
+        """``host:port`` the LISTEN connection goes to (as named in errors)."""
 
     @property
     def timeout(self) -> float:
@@ -83,6 +105,7 @@ class AsyncPgPool:
                         "autocommit": True,
                         "connect_timeout": max(1, round(self._timeout)),
                         "application_name": self._application_name,
+                        **({"prepare_threshold": None} if self.pooled else {}),
                     },
                     open=False,
                     name=f"aimon-postgres {self.endpoint}",
@@ -109,14 +132,15 @@ class AsyncPgPool:
             raise translate(exc, family, self.endpoint) from exc
 
     async def dedicated(self, family: type[AimonStorageError]) -> psycopg.AsyncConnection[Any]:
-        """A new autocommit connection outside the pool (LISTEN state is bound to one connection)."""
+        """A new autocommit connection outside the pool (LISTEN state is bound to one connection), to
+        ``listen_dsn`` when one was given."""
         kwargs = {**self._kwargs, "autocommit": True}
         kwargs.setdefault("connect_timeout", max(1, round(self._timeout)))
         kwargs.setdefault("application_name", self._application_name)
         try:
-            return await psycopg.AsyncConnection.connect(self._conninfo, **kwargs)
+            return await psycopg.AsyncConnection.connect(self._listen_conninfo, **kwargs)
         except psycopg.Error as exc:
-            raise translate(exc, family, self.endpoint) from exc
+            raise translate(exc, family, self.listen_endpoint) from exc
 
     async def close(self) -> None:
         """Close an owned pool (a borrowed one stays open). Idempotent."""
