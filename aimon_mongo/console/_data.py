@@ -14,7 +14,7 @@ from bson.json_util import RELAXED_JSON_OPTIONS
 from pymongo import MongoClient
 
 from aimon_mongo import names
-from aimon_mongo.errors import VfsFileNotFoundError
+from aimon_mongo.errors import CodecError, VfsFileNotFoundError
 from aimon_mongo.model import BackgroundTask, TaskQuery
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.model.vfs import FileInfo, FsckReport, Usage
@@ -117,8 +117,14 @@ class ConsoleData:
     def replay(self, quarantine_id: str, corrected: str | None) -> str:
         """Deliver the entry again (or ``corrected``, Extended JSON); returns the new inbox id."""
         self.quarantined(quarantine_id)
-        raw = None if not corrected else json_util.loads(corrected)
-        return self.backends.inbox.replay_quarantined(quarantine_id, raw)
+        try:
+            raw = None if not corrected else json_util.loads(corrected)
+        except ValueError as exc:
+            raise ValueError(f"the corrected document is not Extended JSON: {type(exc).__name__}") from None
+        try:
+            return self.backends.inbox.replay_quarantined(quarantine_id, raw)
+        except CodecError as exc:
+            raise ValueError(f"not replayed, the entry is kept: {exc}") from None
 
     def delete_quarantined(self, quarantine_id: str) -> None:
         if not self.backends.inbox.delete_quarantined(quarantine_id):

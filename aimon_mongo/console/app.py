@@ -43,6 +43,7 @@ from starlette.responses import StreamingResponse
 import aimon_mongo
 from aimon_mongo.console import _api as api
 from aimon_mongo.console._data import ConsoleData, NotFound, raw_json
+from aimon_mongo.errors import BackendUnavailable
 from aimon_mongo.model import Principal, PrincipalType, SessionSignal, TaskQuery, TaskState
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.model.vfs import FileInfo
@@ -194,6 +195,10 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
     @app.exception_handler(ValueError)
     async def _bad_value(request: Request, exc: ValueError) -> Response:
         return failure(request, 400, str(exc))
+
+    @app.exception_handler(BackendUnavailable)
+    async def _unavailable(request: Request, exc: BackendUnavailable) -> Response:
+        return failure(request, 503, "the store did not answer; try again")
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
@@ -542,7 +547,7 @@ def _harden(response: Response) -> Response:
     response.headers.setdefault("Content-Security-Policy", CSP)
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["X-Frame-Options"] = "DENY"
-    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Referrer-Policy"] = "same-origin"  # "no-referrer" would make form posts say Origin: null
     response.headers.setdefault("Cache-Control", "no-store")
     return response
 

@@ -26,7 +26,7 @@ from aimon_mongo.snapshots import Message, Role, SessionSnapshot, VfsSessionSnap
 from aimon_mongo.vfs import GridFSFileSystem
 
 XSS = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
-XSS_FILE = 'workspace/c-1/<img src=x onerror=alert(1)>.md'
+XSS_FILE = "workspace/c-1/<img src=x onerror=alert(1)>.md"
 XSS_TASK = "c-9-turn-1"
 
 
