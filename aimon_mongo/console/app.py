@@ -43,7 +43,7 @@ from starlette.responses import StreamingResponse
 import aimon_mongo
 from aimon_mongo.console import _api as api
 from aimon_mongo.console._data import ConsoleData, NotFound, raw_json
-from aimon_mongo.errors import BackendUnavailable
+from aimon_mongo.errors import BackendUnavailable, VfsFileNotFoundError
 from aimon_mongo.model import Principal, PrincipalType, SessionSignal, TaskQuery, TaskState
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.model.vfs import FileInfo
@@ -195,6 +195,10 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
     @app.exception_handler(ValueError)
     async def _bad_value(request: Request, exc: ValueError) -> Response:
         return failure(request, 400, str(exc))
+
+    @app.exception_handler(VfsFileNotFoundError)
+    async def _no_file(request: Request, exc: VfsFileNotFoundError) -> Response:
+        return failure(request, 404, str(exc))
 
     @app.exception_handler(BackendUnavailable)
     async def _unavailable(request: Request, exc: BackendUnavailable) -> Response:
