@@ -115,20 +115,26 @@ def _wrap(method: Callable[..., Any], capability: str, operation: str, rule: Rul
     base: Attributes = {CAPABILITY: capability, OPERATION: operation}
     tracer = instruments.tracer
     duration = instruments.duration
+    attach, detach, in_context = instruments.attach, instruments.detach, instruments.in_context
 
-    def finish(span: Any, call: Call, started: float) -> None:
+    def finish(span: Any, call: Call, started: float, token: Any) -> None:
         try:
-            rule(call)
-        except Exception:  # a rule must never break the operation it observes
-            call.attributes.pop(OUTCOME, None)
-        outcome = call.outcome
-        if call.error is not None:
-            call.attributes["error.type"] = type(call.error).__name__
-        if span.is_recording():
-            span.set_attributes({**base, **call.attributes, OUTCOME: outcome})
-            if call.error is not None and outcome == "error":
-                span.set_status(instruments.error_status)
-        duration.record(time.perf_counter() - started, {**base, OUTCOME: outcome})
+            try:
+                rule(call)
+            except Exception:  # a rule must never break the operation it observes
+                call.attributes.pop(OUTCOME, None)
+            outcome = call.outcome
+            if call.error is not None:
+                call.attributes["error.type"] = type(call.error).__name__
+            if token is not None:
+                span.set_attributes({**base, **call.attributes, OUTCOME: outcome})
+                if call.error is not None and outcome == "error":
+                    span.set_status(instruments.error_status)
+            duration.record(time.perf_counter() - started, {**base, OUTCOME: outcome})
+        finally:
+            span.end()
+            if token is not None:
+                detach(token)
 
     if inspect.iscoroutinefunction(method):
 
@@ -136,15 +142,17 @@ def _wrap(method: Callable[..., Any], capability: str, operation: str, rule: Rul
         async def run_async(*args: Any, **kwargs: Any) -> Any:
             call = Call(instruments, args, kwargs)
             started = time.perf_counter()
-            with tracer.start_as_current_span(span_name, record_exception=False, set_status_on_exception=False) as span:
-                try:
-                    call.result = await method(*args, **kwargs)
-                    return call.result
-                except BaseException as exc:
-                    call.error = exc
-                    raise
-                finally:
-                    finish(span, call, started)
+            span = tracer.start_span(span_name)
+            # the span becomes the current one only when it records (no SDK: no context switch to pay for)
+            token = attach(in_context(span)) if span.is_recording() else None
+            try:
+                call.result = await method(*args, **kwargs)
+                return call.result
+            except BaseException as exc:
+                call.error = exc
+                raise
+            finally:
+                finish(span, call, started, token)
 
         return run_async
 
@@ -152,14 +160,15 @@ def _wrap(method: Callable[..., Any], capability: str, operation: str, rule: Rul
     def run(*args: Any, **kwargs: Any) -> Any:
         call = Call(instruments, args, kwargs)
         started = time.perf_counter()
-        with tracer.start_as_current_span(span_name, record_exception=False, set_status_on_exception=False) as span:
-            try:
-                call.result = method(*args, **kwargs)
-                return call.result
-            except BaseException as exc:
-                call.error = exc
-                raise
-            finally:
-                finish(span, call, started)
+        span = tracer.start_span(span_name)
+        token = attach(in_context(span)) if span.is_recording() else None
+        try:
+            call.result = method(*args, **kwargs)
+            return call.result
+        except BaseException as exc:
+            call.error = exc
+            raise
+        finally:
+            finish(span, call, started, token)
 
     return run

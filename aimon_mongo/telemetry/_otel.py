@@ -15,6 +15,10 @@ class Instruments:
 
     tracer: Any
     error_status: Any
+    in_context: Any
+    """``trace.set_span_in_context``."""
+    attach: Any
+    detach: Any
     duration: Any
     delivered: Any
     collected: Any
@@ -37,7 +41,7 @@ def instruments() -> Instruments | None:
     if _made:
         return _made[0]
     try:
-        from opentelemetry import metrics, trace
+        from opentelemetry import context, metrics, trace
         from opentelemetry.trace import Status, StatusCode
     except ImportError:
         _made.append(None)
@@ -48,6 +52,9 @@ def instruments() -> Instruments | None:
     made = Instruments(
         tracer=trace.get_tracer(INSTRUMENTATION_NAME, aimon_mongo.__version__),
         error_status=Status(StatusCode.ERROR),
+        in_context=trace.set_span_in_context,
+        attach=context.attach,
+        detach=context.detach,
         duration=meter.create_histogram(
             "aimon.operation.duration", unit="s", description="Latency of each store and filesystem operation."
         ),
