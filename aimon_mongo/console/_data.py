@@ -93,9 +93,7 @@ class ConsoleData:
         database = self.client[self.session_db]
         stats = overview.inbox_stats(database, names_.inbox, names_.quarantine, [session_id])
         leases = overview.lease_states(database[names_.locks], [session_id])
-        row = stats[0] if stats else {"session_id": session_id, "total": 0, "quarantined": 0, "oldest": None}
-        for name in (*overview.PRIORITY_NAMES.values(), "other"):
-            row.setdefault(name, 0)
+        row = stats[0] if stats else overview.empty_stats(session_id)
         batch = self.backends.inbox.peek(session_id, 100)
         return {**row, "lease": leases[0] if leases else None, "waiting": batch}
 

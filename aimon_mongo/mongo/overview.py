@@ -32,6 +32,18 @@ def _scope(sessions: Sequence[str] | None, field: str) -> Doc:
     return {} if sessions is None else {field: {"$in": list(sessions)}}
 
 
+def empty_stats(session_id: str) -> Doc:
+    """The figures of a session with nothing waiting and nothing quarantined."""
+    return {
+        "session_id": session_id,
+        **{name: 0 for name in PRIORITY_NAMES.values()},
+        "other": 0,
+        "total": 0,
+        "oldest": None,
+        "quarantined": 0,
+    }
+
+
 def inbox_stats(database: Database[Doc], inbox: str, quarantine: str, sessions: Sequence[str] | None) -> list[Doc]:
     """Per session (of ``sessions``, or all): entries per priority, total, oldest delivery, quarantined
     entries; sorted by session id. Only sessions with a waiting or quarantined entry appear."""
@@ -55,17 +67,7 @@ def inbox_stats(database: Database[Doc], inbox: str, quarantine: str, sessions: 
 
     def row(session: object) -> Doc:
         key = str(session)
-        return rows.setdefault(
-            key,
-            {
-                "session_id": key,
-                **{name: 0 for name in PRIORITY_NAMES.values()},
-                "other": 0,
-                "total": 0,
-                "oldest": None,
-                "quarantined": 0,
-            },
-        )
+        return rows.setdefault(key, empty_stats(key))
 
     for group in by_priority:
         entry = row(group["_id"].get("s"))
@@ -109,21 +111,15 @@ def session_page(
 ) -> tuple[list[Doc], str | None]:
     """Sessions whose id sorts after ``after`` that have a waiting entry, a quarantined entry or a lease
     record: at most ``limit`` rows (inbox depth per priority plus ``lease``, the lease state or ``None``),
-    and the cursor of the next page (``None`` on the last). Each collection is asked for ``limit + 1``
-    distinct ids at most."""
-    bound = {"$gt": after}
+    and the cursor of the next page (``None`` on the last).
+
+    The ids come from a skip-scan of each collection's session index (one ``find`` of one document per
+    distinct session, jumping past the previous one), so a page costs ``O(limit)`` index seeks whatever
+    the number of entries or sessions; the figures are then counted for those sessions only."""
     ids: set[str] = set()
     for collection in (names.inbox, names.quarantine):
-        groups = database[collection].aggregate(
-            [
-                {"$match": {n.F_CONVERSATION_ID: bound}},
-                {"$group": {"_id": f"${n.F_CONVERSATION_ID}"}},
-                {"$sort": {"_id": 1}},
-                {"$limit": limit + 1},
-            ]
-        )
-        ids.update(str(group["_id"]) for group in groups)
-    locks = database[names.locks].find({n.F_ID: bound}, {n.F_ID: 1}).sort(n.F_ID, 1).limit(limit + 1)
+        ids.update(distinct_after(database[collection], n.F_CONVERSATION_ID, after, limit + 1))
+    locks = database[names.locks].find({n.F_ID: {"$gt": after}}, {n.F_ID: 1}).sort(n.F_ID, 1).limit(limit + 1)
     ids.update(str(doc[n.F_ID]) for doc in locks)
     ordered = sorted(ids)
     page, more = ordered[:limit], len(ordered) > limit
@@ -131,16 +127,24 @@ def session_page(
     leases = {row["session_id"]: row for row in lease_states(database[names.locks], page)}
     rows = []
     for session in page:
-        row = stats.get(session) or {
-            "session_id": session,
-            **{name: 0 for name in PRIORITY_NAMES.values()},
-            "other": 0,
-            "total": 0,
-            "oldest": None,
-            "quarantined": 0,
-        }
+        row = stats.get(session) or empty_stats(session)
         rows.append({**row, "lease": leases.get(session)})
     return rows, (page[-1] if more and page else None)
+
+
+def distinct_after(collection: Collection[Doc], field: str, after: str, limit: int) -> list[str]:
+    """Up to ``limit`` distinct string values of ``field`` above ``after``, in order, by index seeks (one
+    single-document ``find`` per value) rather than by grouping every document."""
+    found: list[str] = []
+    cursor = after
+    while len(found) < limit:
+        doc = collection.find_one({field: {"$gt": cursor}}, {field: 1, n.F_ID: 0}, sort=[(field, 1)])
+        value = None if doc is None else doc.get(field)
+        if not isinstance(value, str):
+            break
+        found.append(value)
+        cursor = value
+    return found
 
 
 def quarantine_page(

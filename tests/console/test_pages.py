@@ -74,3 +74,35 @@ def test_snapshots_by_context_and_transcript_api(app_client: AppClient, seeded: 
     tasks = client.get("/api/tasks", params={"owner": "USER:alice", "state": "RUNNING"}).json()["items"]
     assert [t["task_id"] for t in tasks] == ["c-2-turn-1"]
     assert client.get("/api/tasks", params={"state": "SLEEPING"}).status_code == 400
+
+
+def test_a_page_of_sessions_costs_the_same_whatever_the_store_holds(
+    mongo_uri: str, seeded: Seeded, mongo_client: MongoClient[dict[str, Any]]
+) -> None:
+    from aimon_mongo.mongo import overview
+    from aimon_mongo.mongo.collections import MongoCollectionNames
+    from aimon_mongo.mongo.command_log import CommandLog
+
+    node = MongoSessionBackends(mongo_client[seeded.db_name], "node-a")
+    log = CommandLog()
+    counted: MongoClient[dict[str, Any]] = MongoClient(mongo_uri, event_listeners=[log], tz_aware=True)
+    try:
+        for i in range(30):
+            node.inbox.deliver(message(f"s-{i:03d}", "hello", Priority.NEXT))
+
+        def page() -> tuple[int, list[dict[str, Any]]]:
+            with log.recording() as seen:
+                rows, _ = overview.session_page(counted[seeded.db_name], MongoCollectionNames(), "", 10)
+            return seen.round_trips, rows
+
+        before, rows = page()
+        assert [r["total"] for r in rows[2:]] == [1] * 8
+        for i in range(30):
+            for _ in range(3):
+                node.inbox.deliver(message(f"s-{i:03d}", "more", Priority.LATER))
+        after, rows = page()
+        assert [(r["NEXT"], r["LATER"], r["total"]) for r in rows[2:]] == [(1, 3, 4)] * 8
+        assert after == before <= 2 * 11 + 1 + 2 + 2  # index seeks for 11 ids per collection, then the page's figures
+    finally:
+        node.close()
+        counted.close()
