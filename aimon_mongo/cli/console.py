@@ -20,6 +20,9 @@ def _bind(value: str) -> tuple[str, int]:
 
 def console(
     ctx: typer.Context,
+    uri: Annotated[
+        str | None, typer.Option("--uri", help="MongoDB connection string (overrides the global --uri).")
+    ] = None,
     bind: Annotated[str, typer.Option("--bind", help="HOST:PORT to listen on.")] = "127.0.0.1:8008",
     allow_writes: Annotated[
         bool, typer.Option("--allow-writes", help="Offer quarantine replay and delete (read-only otherwise).")
@@ -47,7 +50,7 @@ def console(
         raise typer.BadParameter(str(exc)) from None
     cli = _context.of(ctx)
     data = ConsoleData(
-        uri=cli.uri,
+        uri=uri or cli.uri,
         session_db=cli.session_db,
         vfs_db=cli.vfs_db,
         bucket=cli.bucket,

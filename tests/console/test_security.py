@@ -154,3 +154,44 @@ def test_no_stack_trace_reaches_the_browser(
         assert "RuntimeError" not in failed.text
     missing = client.get("/snapshots/view?task=nope")
     assert missing.status_code == 404 and "no snapshot for task" in missing.text
+
+
+def test_console_command_serves_with_its_token(mongo_uri: str, seeded: Seeded) -> None:
+    """The real command in a process: it serves on the loopback port it was given and asks for the token."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    from tests.console.conftest import free_port
+
+    port = free_port()
+    env = {**os.environ, "AIMON_CONSOLE_TOKEN": TOKEN, "MONGODB_URI": ""}
+    command = [sys.executable, "-m", "aimon_mongo", "--session-db", seeded.db_name, "--db", seeded.db_name]
+    process = subprocess.Popen(
+        [*command, "console", "--uri", mongo_uri, "--bind", f"127.0.0.1:{port}"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/api/sessions"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(url, timeout=5)
+            except urllib.error.HTTPError as refused:
+                assert refused.code == 401
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "the console did not start"
+                time.sleep(0.2)
+        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {TOKEN}"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            body = answer.read().decode()
+        assert '"session_id":"c-1"' in body
+    finally:
+        process.terminate()
+        process.wait(20)
