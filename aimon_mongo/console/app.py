@@ -60,6 +60,8 @@ TOKEN_COOKIE = "aimon_console_token"
 CSRF_COOKIE = "aimon_console_csrf"
 CSRF_FIELD = "csrf"
 DEFAULT_PAGE = 50
+WRITE_ACTIONS = ("replay", "delete")
+"""The quarantine actions ``--allow-writes`` offers (each a confirmation page and a POST)."""
 MAX_PAGE = 500
 TEXT_PREVIEW_BYTES = 1 << 20
 """Text files are shown (highlighted) up to this many bytes; the rest is one click away (download)."""
@@ -263,31 +265,29 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
         entry = data.quarantined(id)
         return page(request, "quarantine_entry.html", entry=entry, raw=raw_json(entry))
 
+    def carry_out(action: str, form: dict[str, str]) -> str:
+        """Run a confirmed quarantine action; the sentence the done page shows."""
+        quarantine_id = form.get("id", "")
+        if action == "replay":
+            new_id = data.replay(quarantine_id, form.get("corrected", "").strip() or None)
+            return f"replayed {quarantine_id} as inbox entry {new_id}"
+        data.delete_quarantined(quarantine_id)
+        return f"deleted quarantined entry {quarantine_id}"
+
+    def write_routes(action: str) -> None:
+        @app.get(f"/quarantine/{action}", include_in_schema=False)
+        def confirm(request: Request, id: str) -> Response:
+            entry = data.quarantined(id)
+            return page(request, "confirm.html", entry=entry, action=action, raw=raw_json(entry))
+
+        @app.post(f"/quarantine/{action}", include_in_schema=False)
+        async def act(request: Request) -> Response:
+            form = await checked_form(request)
+            return page(request, "done.html", message=await run_in_threadpool(carry_out, action, form))
+
     if settings.allow_writes:
-
-        @app.get("/quarantine/replay", include_in_schema=False)
-        def replay_confirm(request: Request, id: str) -> Response:
-            entry = data.quarantined(id)
-            return page(request, "confirm.html", entry=entry, action="replay", raw=raw_json(entry))
-
-        @app.post("/quarantine/replay", include_in_schema=False)
-        async def replay(request: Request) -> Response:
-            form = await checked_form(request)
-            quarantine_id = form.get("id", "")
-            new_id = await run_in_threadpool(data.replay, quarantine_id, form.get("corrected", "").strip() or None)
-            return page(request, "done.html", message=f"replayed {quarantine_id} as inbox entry {new_id}")
-
-        @app.get("/quarantine/delete", include_in_schema=False)
-        def delete_confirm(request: Request, id: str) -> Response:
-            entry = data.quarantined(id)
-            return page(request, "confirm.html", entry=entry, action="delete", raw=raw_json(entry))
-
-        @app.post("/quarantine/delete", include_in_schema=False)
-        async def delete(request: Request) -> Response:
-            form = await checked_form(request)
-            quarantine_id = form.get("id", "")
-            await run_in_threadpool(data.delete_quarantined, quarantine_id)
-            return page(request, "done.html", message=f"deleted quarantined entry {quarantine_id}")
+        for action in WRITE_ACTIONS:
+            write_routes(action)
 
     @app.get("/snapshots", include_in_schema=False)
     def snapshots_page(
