@@ -299,15 +299,19 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
         )
 
     @app.get("/snapshots/view", include_in_schema=False)
-    def transcript_page(request: Request, task: str) -> Response:
+    def transcript_page(request: Request, task: str, offset: Offset = 0, limit: Page = 200) -> Response:
         envelope, snapshot = data.transcript(require_id(task, "task"))
+        messages = snapshot.messages
         return page(
             request,
             "transcript.html",
             task_id=task,
             envelope=envelope,
             snapshot=snapshot,
-            messages=[_message_view(m) for m in snapshot.messages],
+            messages=[_message_view(m) for m in messages[offset : offset + limit]],
+            offset=offset,
+            limit=limit,
+            total=len(messages),
             rewind_at=snapshot.rewind_message_count,
             rewind_text=None if snapshot.rewind_point is None else snapshot.rewind_point.user_input.as_text(),
         )

@@ -106,3 +106,16 @@ def test_a_page_of_sessions_costs_the_same_whatever_the_store_holds(
     finally:
         node.close()
         counted.close()
+
+
+def test_a_long_transcript_is_paged(app_client: AppClient, console_data: Any) -> None:
+    from aimon_mongo.snapshots import Message, Role, SessionSnapshot
+
+    messages = [Message.text(Role.USER if i % 2 == 0 else Role.ASSISTANT, f"message number {i}") for i in range(450)]
+    console_data.snapshot_store.save("long-1", "analyst", None, SessionSnapshot.of_messages("c-long", messages))
+    client = app_client()
+    first = client.get("/snapshots/view?task=long-1").text
+    assert first.count('class="msg ') == 200 and "message number 199<" in first and "message number 200<" not in first
+    assert "Messages 1–200 of 450." in first and "offset=200" in first
+    last = client.get("/snapshots/view?task=long-1&offset=400").text
+    assert last.count('class="msg ') == 50 and "message number 449<" in last and 'id="next-page"' not in last
