@@ -5,6 +5,7 @@ Applied at the bundle and filesystem level, once, whatever the backend::
 
     node = instrument_backends(MongoSessionBackends(db, "node-a"))   # or Redis, PostgreSQL, memory; sync or async
     fs = instrument_filesystem(GridFSFileSystem(client, "aimon"))
+    snapshots = instrument_store(VfsSessionSnapshotStore(fs), "snapshots")   # or "task_output", "task_results"
 
 Every public operation then runs in a span ``aimon.<capability>.<operation>`` with the session id,
 priority, batch size and outcome as attributes (never a payload), and records its latency in
@@ -21,7 +22,14 @@ from aimon_mongo.telemetry import capabilities
 from aimon_mongo.telemetry._layer import Instrumented
 from aimon_mongo.telemetry._otel import INSTRUMENTATION_NAME, instruments
 
-__all__ = ["INSTRUMENTATION_NAME", "InstrumentedBackends", "available", "instrument_backends", "instrument_filesystem"]
+__all__ = [
+    "INSTRUMENTATION_NAME",
+    "InstrumentedBackends",
+    "available",
+    "instrument_backends",
+    "instrument_filesystem",
+    "instrument_store",
+]
 
 T = TypeVar("T")
 
@@ -99,6 +107,19 @@ def instrument_backends(bundle: T) -> T:
     if instruments() is None:
         return bundle
     return InstrumentedBackends(bundle)  # type: ignore[return-value]
+
+
+def instrument_store(store: T, capability: str) -> T:
+    """A snapshot store (``"snapshots"``), task-output store (``"task_output"``) or task-result store
+    (``"task_results"``), sync or async, with its operations instrumented; ``store`` itself without
+    ``opentelemetry-api``. An unknown capability raises ``ValueError`` naming it."""
+    rules = capabilities.STORES.get(capability)
+    if rules is None:
+        raise ValueError(f"unknown capability {capability!r} (one of {', '.join(capabilities.STORES)})")
+    made = instruments()
+    if made is None:
+        return store
+    return Instrumented(store, capability, rules, made)  # type: ignore[return-value]
 
 
 def instrument_filesystem(fs: T) -> T:

@@ -319,6 +319,41 @@ FILESYSTEM: Mapping[str, Rule] = {
     },
 }
 
+# --- snapshots and task stores ----------------------------------------------------------------------------
+
+
+def _snapshot_save(call: Call) -> None:
+    snapshot = call.arg(3, "snapshot")
+    call.set(SESSION, getattr(snapshot, "session_id", None))
+    call.set(BATCH, getattr(snapshot, "message_count", None))
+
+
+def _found(call: Call) -> None:
+    if call.error is None and call.result is None:
+        call.attributes[OUTCOME] = "missing"
+
+
+def _listed(call: Call) -> None:
+    if call.result is not None:
+        call.set(BATCH, len(call.result))
+
+
+def _output_append(call: Call) -> None:
+    chunk = call.arg(1, "chunk")
+    call.set(BATCH, len(chunk) if isinstance(chunk, str) else 0)
+
+
+SNAPSHOTS: Mapping[str, Rule] = {"save": _snapshot_save, "load": _found, "evict": _plain, "list_snapshots": _listed}
+TASK_OUTPUT: Mapping[str, Rule] = {"append": _output_append, "read": _plain, "length": _plain, "evict": _plain}
+TASK_RESULTS: Mapping[str, Rule] = {"save": _plain, "load": _found, "evict": _plain}
+
+STORES: Mapping[str, Mapping[str, Rule]] = {
+    "snapshots": SNAPSHOTS,
+    "task_output": TASK_OUTPUT,
+    "task_results": TASK_RESULTS,
+}
+"""Stores instrumented one by one (:func:`aimon_mongo.telemetry.instrument_store`), by capability name."""
+
 BUNDLE_STORES: Mapping[str, Mapping[str, Rule]] = {
     "inbox": INBOX,
     "leases": LEASES,

@@ -256,3 +256,24 @@ def test_without_opentelemetry_nothing_changes(monkeypatch: pytest.MonkeyPatch) 
     assert not telemetry.available()
     assert telemetry.instrument_backends(bundle) is bundle
     assert telemetry.instrument_filesystem(fs) is fs
+
+
+def test_snapshot_store(spans: InMemorySpanExporter) -> None:
+    from aimon_mongo.snapshots import Message, Role, SessionSnapshot, VfsSessionSnapshotStore
+
+    counted = Metrics()
+    with MemoryFileSystem() as plain:
+        fs = telemetry.instrument_filesystem(plain)
+        store = telemetry.instrument_store(VfsSessionSnapshotStore(fs), "snapshots")
+        snapshot = SessionSnapshot.of_messages("c-5", [Message.text(Role.USER, SECRET)])
+        store.save("t-1", "analyst", None, snapshot)
+        assert store.load("t-1") is not None and store.load("t-2") is None
+    (save,) = named(spans, "aimon.snapshots.save")
+    assert save.attributes["aimon.session_id"] == "c-5" and save.attributes["aimon.batch_size"] == 1  # type: ignore[index]
+    assert [s.attributes["aimon.outcome"] for s in named(spans, "aimon.snapshots.load")] == ["ok", "missing"]  # type: ignore[index]
+    writes = named(spans, "aimon.vfs.write")
+    assert writes and all(w.parent is not None and w.parent.span_id == save.context.span_id for w in writes)
+    assert counted.added("aimon.vfs.bytes_written") > 0
+    no_payload(spans)
+    with pytest.raises(ValueError, match="'nope'"):
+        telemetry.instrument_store(store, "nope")
