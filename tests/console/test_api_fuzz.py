@@ -3,12 +3,14 @@ the stand-in with real data: whatever it generates for every operation, no answe
 
 from __future__ import annotations
 
+import os
+
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.generation.case import Case
 
-EXAMPLES = 20
+EXAMPLES = int(os.environ.get("AIMON_FUZZ_EXAMPLES", "20"))
 
 
 def test_no_operation_answers_a_server_error(served: str) -> None:

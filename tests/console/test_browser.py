@@ -134,6 +134,9 @@ def test_session_quarantine_replay_snapshot_file_preview(
     assert "inputs/" in listing and "notes.md" in listing and "<img src=x onerror=alert(1)>.md" in listing
     assert "below here" in text(driver, "#usage")
     snap(driver, shots, "files")
+    driver.find_element(By.LINK_TEXT, "fsck report").click()
+    assert text(driver, "#fsck-verdict").startswith("clean: nothing wrong was found")
+    driver.back()
     driver.find_element(By.LINK_TEXT, "inputs/").click()
     driver.find_element(By.LINK_TEXT, "chart.png").click()
     picture = wait_for(driver, "#preview-image")
