@@ -111,6 +111,10 @@ def no_payload(exporter: InMemorySpanExporter) -> None:
 
 
 def test_deliver(node: Any, spans: InMemorySpanExporter) -> None:
+    from aimon_mongo.ports import SessionBackends, SessionInbox
+
+    assert isinstance(node, SessionBackends) and isinstance(node.inbox, SessionInbox)  # still the contracts
+    assert node.node_id == "node-a" and node.inbox.batch_limit == 64
     counted = Metrics()
     node.inbox.deliver(message("c-1", Priority.NOW))
     (span,) = named(spans, "aimon.inbox.deliver")
@@ -277,3 +281,37 @@ def test_snapshot_store(spans: InMemorySpanExporter) -> None:
     no_payload(spans)
     with pytest.raises(ValueError, match="'nope'"):
         telemetry.instrument_store(store, "nope")
+
+
+@pytest.mark.parametrize(
+    ("protocol", "rules"),
+    [
+        ("aimon_mongo._async.ports:AsyncSessionInbox", "INBOX"),
+        ("aimon_mongo._async.ports:AsyncSessionLeaseStore", "LEASES"),
+        ("aimon_mongo._async.ports:AsyncSessionSignalBus", "SIGNALS"),
+        ("aimon_mongo._async.ports:AsyncIdempotencyStore", "IDEMPOTENCY"),
+        ("aimon_mongo._async.ports:AsyncBackgroundTaskStore", "TASKS"),
+        ("aimon_mongo._async.ports:AsyncSessionRecordStore", "RECORDS"),
+        ("aimon_mongo._async.ports:AsyncSessionLogSegmentStore", "SEGMENTS"),
+        ("aimon_mongo.snapshots._async.ports:AsyncSessionSnapshotStore", "SNAPSHOTS"),
+        ("aimon_mongo.snapshots._async.ports:AsyncTaskOutputStore", "TASK_OUTPUT"),
+        ("aimon_mongo.snapshots._async.ports:AsyncTaskResultStore", "TASK_RESULTS"),
+        ("aimon_mongo.vfs._async.protocol:AsyncFileSystem", "FILESYSTEM"),
+    ],
+)
+def test_every_public_operation_of_a_contract_has_its_rule(protocol: str, rules: str) -> None:
+    """A new operation in a contract fails here until capabilities.py says what its span records."""
+    import importlib
+    import inspect
+
+    from aimon_mongo.telemetry import capabilities
+
+    module, name = protocol.split(":")
+    contract = getattr(importlib.import_module(module), name)
+    operations = {
+        attr
+        for attr, value in vars(contract).items()
+        if not attr.startswith("_") and inspect.isfunction(value) and attr not in ("close", "walk")
+    }
+    declared = set(getattr(capabilities, rules))
+    assert operations - declared == set(), f"{name}: operations without a telemetry rule"
