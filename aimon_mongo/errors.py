@@ -48,8 +48,7 @@ class StaleFencingTokenError(AimonStorageError):
         self.token = token
         self.highest = highest
         super().__init__(
-            f"stale fencing token {token} for session {session_id!r}: the store already accepted "
-            f"token {highest}"
+            f"stale fencing token {token} for session {session_id!r}: the store already accepted token {highest}"
         )
 
 
@@ -84,6 +83,11 @@ class ThreadExpiredError(CheckpointStoreError):
 
 class SchemaMigrationError(AimonStorageError):
     """Applying a store's schema (tables, indexes, migrations) failed."""
+
+
+class ReplicationGuardError(AimonStorageError):
+    """A PostgreSQL bundle with ``replication_guard="require"`` found no connected synchronous standby: a
+    failover could reissue a fencing token. The message names the settings read."""
 
 
 class SessionInboxError(AimonStorageError):

@@ -41,8 +41,8 @@ DOC = HERE.parent / "docs" / "benchmarks.md"
 PROSE = HERE / "prose.md"
 RESULTS = HERE / "results.json"
 BENCHMARKS = (
-    "codec", "mongo_session", "redis_session", "postgres_session", "vfs", "snapshots", "langgraph_savers",
-    "deepagents_backend",
+    "codec", "mongo_session", "redis_session", "postgres_session", "pg_failover", "vfs", "snapshots",
+    "langgraph_savers", "deepagents_backend",
 )  # fmt: skip
 """Script names under ``benchmarks/``, in the order they run and appear."""
 SHARED_MONGO = ("mongo_session", "snapshots", "langgraph_savers", "deepagents_backend")

@@ -4,5 +4,6 @@ pytest_plugins = [
     "tests.fixtures.mongo",
     "tests.fixtures.postgres",
     "tests.fixtures.redis",
+    "tests.fixtures.redis_cluster",
     "tests.reliability.plugin",
 ]

@@ -49,9 +49,9 @@ class SeenCommand:
     """The command document itself, for classification in tests; never logged or shown."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Recording:
-    """The commands seen while one :meth:`CommandLog.recording` block ran."""
+    """The commands seen while one :meth:`CommandLog.recording` block ran (compared by identity)."""
 
     commands: list[SeenCommand] = field(default_factory=list)
 

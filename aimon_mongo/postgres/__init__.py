@@ -8,5 +8,13 @@ from aimon_mongo.postgres._async.backends import AsyncPostgresSessionBackends
 from aimon_mongo.postgres._async.schema import ensure_schema as ensure_schema_async
 from aimon_mongo.postgres._sync.backends import PostgresSessionBackends
 from aimon_mongo.postgres._sync.schema import ensure_schema
+from aimon_mongo.postgres.replication import ReplicationGuard, ReplicationReport
 
-__all__ = ["AsyncPostgresSessionBackends", "PostgresSessionBackends", "ensure_schema", "ensure_schema_async"]
+__all__ = [
+    "AsyncPostgresSessionBackends",
+    "PostgresSessionBackends",
+    "ReplicationGuard",
+    "ReplicationReport",
+    "ensure_schema",
+    "ensure_schema_async",
+]

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from typing import Any
 
+import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from aimon_mongo import names as n
 from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo.clock import Clock, system_clock
-from aimon_mongo.errors import SchemaMigrationError
+from aimon_mongo.errors import ReplicationGuardError, SchemaMigrationError
 from aimon_mongo.postgres._async.idempotency import DEFAULT_DONE_TTL, AsyncPostgresIdempotencyStore
 from aimon_mongo.postgres._async.inbox import AsyncPostgresSessionInbox
 from aimon_mongo.postgres._async.leases import AsyncPostgresSessionLeaseStore
@@ -21,7 +23,18 @@ from aimon_mongo.postgres._async.segments import AsyncPostgresSessionLogSegmentS
 from aimon_mongo.postgres._async.signals import AsyncPostgresSessionSignalBus
 from aimon_mongo.postgres._async.tasks import AsyncPostgresBackgroundTaskStore
 from aimon_mongo.postgres.migrations import require_schema_name
+from aimon_mongo.postgres.replication import (
+    DEFAULT_GUARD,
+    REPORT_SQL,
+    ReplicationGuard,
+    ReplicationReport,
+    report_from_row,
+    require_guard,
+    verdict,
+)
 from aimon_mongo.validate import require_id
+
+log = logging.getLogger(__name__)
 
 
 class AsyncPostgresSessionBackends(AsyncClosingBundle):
@@ -34,6 +47,13 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
     stamps what callers see (task end times, idempotency touch times); expiry and ordering use the
     database clock. The signal bus keeps one extra connection outside the pool for LISTEN. Connections
     the bundle opens carry ``application_name`` = ``aimon-mongo <node_id>`` (see ``pg_stat_activity``).
+
+    ``replication_guard`` keeps fencing tokens failover-safe (docs/guarantees.md, "Failover"): unless
+    ``"off"``, lease acquisitions commit with ``synchronous_commit = on``, and the bundle's first use reads
+    the server's replication settings (:attr:`replication_report`) before anything else runs. Without a
+    connected synchronous standby, ``"require"`` refuses every operation with
+    :class:`~aimon_mongo.errors.ReplicationGuardError` naming the settings, ``"warn"`` (default) logs one
+    WARN naming them and the risk, ``"off"`` neither checks nor waits.
     """
 
     def __init__(
@@ -47,9 +67,12 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
         pool_min_size: int = DEFAULT_MIN_SIZE,
         pool_max_size: int = DEFAULT_MAX_SIZE,
         timeout: float = DEFAULT_TIMEOUT,
+        replication_guard: ReplicationGuard = DEFAULT_GUARD,
     ) -> None:
         self.node_id = require_id(node_id, "node_id")
         self.schema = require_schema_name(schema)
+        self.replication_guard = require_guard(replication_guard)
+        self._report: ReplicationReport | None = None
         self._clock = clock or system_clock
         self._pool = AsyncPgPool(
             source,
@@ -57,9 +80,10 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
             max_size=pool_max_size,
             timeout=timeout,
             application_name=f"aimon-mongo {self.node_id}"[:63],
+            first_use=None if self.replication_guard == "off" else self._judge_replication,
         )
         self._inbox = AsyncPostgresSessionInbox(self._pool, schema)
-        self._leases = AsyncPostgresSessionLeaseStore(self._pool, schema)
+        self._leases = AsyncPostgresSessionLeaseStore(self._pool, schema, synchronous=self.replication_guard != "off")
         self._signals = AsyncPostgresSessionSignalBus(self._pool, schema, self.node_id)
         self._idempotency = AsyncPostgresIdempotencyStore(self._pool, schema, self._clock, idempotency_done_ttl)
         self._tasks = AsyncPostgresBackgroundTaskStore(self._pool, schema, self._clock)
@@ -70,6 +94,33 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
     def endpoint(self) -> str:
         """``host:port`` of the server (as named in errors)."""
         return self._pool.endpoint
+
+    @property
+    def replication_report(self) -> ReplicationReport | None:
+        """What the replication check read (``None`` before the first use, and with the guard ``"off"``
+        until :meth:`check_replication` is called)."""
+        return self._report
+
+    async def check_replication(self) -> ReplicationReport:
+        """Run the replication check now (it otherwise runs at the first use) and return its report;
+        refuses like any first use with ``"require"``. With ``"off"`` it reads the report, judges nothing."""
+        async with self._pool.connection(ReplicationGuardError) as conn:
+            if self._report is None:
+                self._report = await _read_report(conn)
+        return self._report
+
+    async def _judge_replication(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        # The pool runs this until it returns once: a refusal is judged again at the next use.
+        self._report = report = await _read_report(conn)
+        message = verdict(report, self.replication_guard, self.endpoint)
+        if message is None:
+            log.info(
+                "PostgreSQL at %s: acquisitions wait for a synchronous standby (%s)", self.endpoint, report.describe()
+            )
+        elif self.replication_guard == "require":
+            raise ReplicationGuardError(message)
+        else:
+            log.warning("%s", message)
 
     @property
     def inbox(self) -> AsyncPostgresSessionInbox:
@@ -110,3 +161,10 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
         await self._signals.close()
         await self._pool.close()
 
+
+async def _read_report(conn: psycopg.AsyncConnection[Any]) -> ReplicationReport:
+    cur = await conn.execute(REPORT_SQL)
+    row = await cur.fetchone()
+    if row is None:  # one row always: an aggregate over a LEFT JOIN
+        raise ReplicationGuardError("the replication check returned no row")
+    return report_from_row(tuple(row))

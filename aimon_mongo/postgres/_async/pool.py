@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -12,6 +12,9 @@ from psycopg_pool import AsyncConnectionPool
 from aimon_mongo._async_runtime import Lock
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable
 from aimon_mongo.postgres.failures import endpoint, translate
+
+Conn = psycopg.AsyncConnection[Any]
+FirstUse = Callable[[Conn], Awaitable[None]]  # sync: FirstUse = Callable[[Conn], None]
 
 DEFAULT_MIN_SIZE = 1
 DEFAULT_MAX_SIZE = 16
@@ -25,7 +28,8 @@ class AsyncPgPool:
     single statement is a single round trip), closed by :meth:`close`. Given an
     :class:`AsyncConnectionPool`, it is borrowed: used as it is and left open. Every psycopg failure
     leaving :meth:`connection` becomes :class:`BackendUnavailable` (naming ``host:port``) or the error
-    family the caller names.
+    family the caller names. ``first_use`` runs on the first connection handed out, before the caller's
+    statements, until it returns once (the bundle's replication check).
     """
 
     def __init__(
@@ -36,8 +40,10 @@ class AsyncPgPool:
         max_size: int = DEFAULT_MAX_SIZE,
         timeout: float = DEFAULT_TIMEOUT,
         application_name: str = "aimon-mongo",
+        first_use: FirstUse | None = None,
     ) -> None:
         self._timeout = timeout
+        self._first_use = first_use
         self._application_name = application_name
         self._min_size = min_size
         self._max_size = max_size
@@ -95,6 +101,9 @@ class AsyncPgPool:
         pool = self._pool if self._pool is not None and not self._closed else await self._opened()
         try:
             async with pool.connection() as conn:
+                if self._first_use is not None:
+                    await self._first_use(conn)  # until it returns once: a refusal refuses every use
+                    self._first_use = None
                 yield conn
         except psycopg.Error as exc:
             raise translate(exc, family, self.endpoint) from exc

@@ -54,9 +54,7 @@ def _priority(value: object, argument: str) -> Priority:
 def _lenient_fields(raw_fields: Any) -> dict[str, bytes]:
     """A stream entry's fields (a flat list from Lua, a dict from redis-py), names decoded leniently."""
     items = raw_fields.items() if isinstance(raw_fields, dict) else zip(raw_fields[::2], raw_fields[1::2], strict=False)
-    return {
-        (name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)): value for name, value in items
-    }
+    return {(name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)): value for name, value in items}
 
 
 def _raw_of(fields: dict[str, bytes]) -> bytes | str:
@@ -199,9 +197,7 @@ class AsyncRedisSessionInbox:
         sessions: set[str] = set()
         cursor: int = 0
         while True:
-            cursor, batch = await self._io.call(
-                "SCAN", cursor, "MATCH", self._keys.quarantine_pattern(), "COUNT", SCAN_COUNT
-            )
+            cursor, batch = await self._io.scan(cursor, self._keys.quarantine_pattern(), SCAN_COUNT)
             for raw in batch:
                 sid = self._keys.session_of_quarantine(raw.decode("utf-8", "replace"))
                 if sid is not None:
