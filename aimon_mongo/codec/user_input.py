@@ -103,14 +103,24 @@ def decode_or_text(encoded: object, text: str, where: str | None) -> UserInput:
     if encoded is None:
         return TextInput(text=text)
     try:
-        return decode_from_string(encoded) if isinstance(encoded, str) else decode(encoded)
+        return decode_encoded(encoded)
     except Exception as exc:  # the line is the field, not the kind of failure
-        log.warning(
-            "unreadable userInputEncoded for session %s; using its text rendering instead: %s",
-            log_name(where),
-            _reason(exc),
-        )
+        warn_unreadable(exc, where)
         return TextInput(text=text)
+
+
+def decode_encoded(encoded: object) -> UserInput:
+    """Strictly read a present ``userInputEncoded`` value: JSON text (MongoDB) or a JSON object."""
+    return decode_from_string(encoded) if isinstance(encoded, str) else decode(encoded)
+
+
+def warn_unreadable(exc: Exception, where: str | None) -> None:
+    """The one WARN of the degrade rule: names ``where`` (a session id) and the reason, never the payload."""
+    log.warning(
+        "unreadable userInputEncoded for session %s; using its text rendering instead: %s",
+        log_name(where),
+        _reason(exc),
+    )
 
 
 def _reason(exc: Exception) -> str:
