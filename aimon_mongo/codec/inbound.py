@@ -24,7 +24,7 @@ import base64
 import json
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from bson import ObjectId
 from pydantic import ValidationError
@@ -66,6 +66,14 @@ from aimon_mongo.names import (
     F_PRIORITY,
     UI_TAG_TEXT,
 )
+from aimon_mongo.stored.inbox import (
+    InboxEnvelopeJson,
+    MongoInboxDocument,
+    MongoInboxPayload,
+    PriorityName,
+    PriorityOrdinal,
+)
+from aimon_mongo.stored.submit_options import SubmitOptionsJson
 
 __all__ = [
     "from_json_envelope",
@@ -75,7 +83,8 @@ __all__ = [
     "to_mongo_document",
 ]
 
-_PRIORITY_NAME = {p: p.name for p in Priority}
+_PRIORITY_NAME = cast("dict[Priority, PriorityName]", {p: p.name for p in Priority})
+_PRIORITY_ORDINAL = cast("dict[Priority, PriorityOrdinal]", {p: p.value for p in Priority})
 _PRIORITY_BY_NAME = {p.name: p for p in Priority}
 _PRIORITY_BY_ORDINAL = {p.value: p for p in Priority}
 _EMPTY_OPTIONS = SubmitOptions.empty()
@@ -88,11 +97,10 @@ OPTIONS_MAX_DEPTH = 256  # deeper submitOptions subtrees are refused on read (th
 def to_json_envelope(msg: InboundMessage) -> str:
     """The Redis/PostgreSQL form of ``msg``: compact JSON text, keys in the frozen order."""
     inp = msg.user_input
-    out: dict[str, Any] = {
-        ENV_CONVERSATION_ID: msg.session_id,
-        ENV_AGENT_REF: msg.agent_ref,
-        ENV_USER_INPUT: inp.as_text(),
-    }
+    out = cast("InboxEnvelopeJson", {})  # filled in the frozen key order; mypy checks every key and value
+    out[ENV_CONVERSATION_ID] = msg.session_id
+    out[ENV_AGENT_REF] = msg.agent_ref
+    out[ENV_USER_INPUT] = inp.as_text()
     if type(inp) is not TextInput:
         out[ENV_USER_INPUT_ENCODED] = user_input.encode(inp)
     out[ENV_PRIORITY] = _PRIORITY_NAME[msg.priority]
@@ -112,7 +120,7 @@ def to_json_envelope(msg: InboundMessage) -> str:
     return compact_json(out)
 
 
-def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any]:
+def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> MongoInboxDocument:
     """The MongoDB form of ``msg`` under the pre-allocated ``object_id``.
 
     The top-level ``deliveredAt`` is the envelope's instant here; the store overwrites it with the server
@@ -121,11 +129,10 @@ def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any
     if not isinstance(object_id, ObjectId):
         raise InvalidArgumentError(f"object_id must be a bson ObjectId, got {type(object_id).__name__}")
     inp = msg.user_input
-    payload: dict[str, Any] = {
-        ENV_AGENT_REF: msg.agent_ref,
-        ENV_CONTEXT_DISCRIMINATOR: msg.context_discriminator,
-        ENV_USER_INPUT: inp.as_text(),
-    }
+    payload = cast("MongoInboxPayload", {})  # filled in the frozen key order; mypy checks every key
+    payload[ENV_AGENT_REF] = msg.agent_ref
+    payload[ENV_CONTEXT_DISCRIMINATOR] = msg.context_discriminator
+    payload[ENV_USER_INPUT] = inp.as_text()
     if type(inp) is not TextInput:
         payload[ENV_USER_INPUT_ENCODED] = user_input.encode_to_string(inp)
     payload[ENV_TURN_ID] = msg.turn_id
@@ -139,13 +146,13 @@ def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any
     return {
         F_ID: object_id,
         F_CONVERSATION_ID: msg.session_id,
-        F_PRIORITY: msg.priority.value,
+        F_PRIORITY: _PRIORITY_ORDINAL[msg.priority],
         F_DELIVERED_AT: msg.delivered_at,
         F_PAYLOAD: payload,
     }
 
 
-def _options_subtree(msg: InboundMessage) -> dict[str, Any] | None:
+def _options_subtree(msg: InboundMessage) -> SubmitOptionsJson | None:
     """The ``submitOptions`` subtree, or ``None`` when the options are empty (the key is then omitted)."""
     if msg.submit_options is _EMPTY_OPTIONS:
         return None

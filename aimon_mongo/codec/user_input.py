@@ -34,6 +34,7 @@ from aimon_mongo.model.user_input import (
     TextInput,
     UserInput,
 )
+from aimon_mongo.stored.user_input import UserInputJson
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ _ADAPTER: TypeAdapter[UserInput] = TypeAdapter(UserInput)
 TYPE_TAGS = frozenset({n.UI_TAG_TEXT, n.UI_TAG_IMAGE, n.UI_TAG_AUDIO, n.UI_TAG_FILE, n.UI_TAG_MULTIMODAL})
 
 
-def encode(inp: UserInput) -> dict[str, Any]:
+def encode(inp: UserInput) -> UserInputJson:
     """The JSON object of ``inp`` (keys in the frozen write order).
 
     Refuses a multimodal input nested deeper than :data:`MAX_NESTING` with :class:`CodecError`: no reader
@@ -51,7 +52,7 @@ def encode(inp: UserInput) -> dict[str, Any]:
     return _encode(inp, 0)
 
 
-def _encode(inp: UserInput, depth: int) -> dict[str, Any]:
+def _encode(inp: UserInput, depth: int) -> UserInputJson:
     if isinstance(inp, TextInput):
         return {n.UI_TYPE: n.UI_TAG_TEXT, n.UI_TEXT: inp.text}
     if isinstance(inp, ImageInput):
