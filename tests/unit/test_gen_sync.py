@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,8 +74,11 @@ def test_check_mode_reports_a_stale_twin(tmp_path: Path) -> None:
     (pkg / "_sync").mkdir()
     (pkg / "_sync" / "m.py").write_text("# stale\n")
     (pkg / "_sync" / "orphan.py").write_text("# no source\n")
-    original = (gen_sync.ROOT, gen_sync.PACKAGE)
+    original = (gen_sync.ROOT, gen_sync.PACKAGE, gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED)
     gen_sync.ROOT, gen_sync.PACKAGE = tmp_path, tmp_path / "aimon_mongo"
+    # only the rules this tiny tree needs: --check also fails on a rule that matches nothing
+    gen_sync._COMPILED = [rule for rule in original[2] if rule[0].pattern in (r"\basync def\b", r"\bawait ")]
+    gen_sync._PACKAGE_COMPILED = {}
     try:
         assert gen_sync.main(["--check"]) == 1
         (pkg / "_sync" / "orphan.py").unlink()
@@ -81,4 +86,61 @@ def test_check_mode_reports_a_stale_twin(tmp_path: Path) -> None:
         assert (pkg / "_sync" / "m.py").read_text().endswith("def f() -> None:\n    g()\n")
         assert gen_sync.main(["--check"]) == 0
     finally:
-        gen_sync.ROOT, gen_sync.PACKAGE = original
+        gen_sync.ROOT, gen_sync.PACKAGE, gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED = original
+
+
+def test_check_mode_fails_on_a_rule_that_matches_nothing(tmp_path: Path) -> None:
+    pkg = tmp_path / "aimon_mongo" / "x"
+    (pkg / "_async").mkdir(parents=True)
+    (pkg / "_async" / "m.py").write_text("async def f() -> None:\n    await g()\n")
+    original = (gen_sync.ROOT, gen_sync.PACKAGE, gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED)
+    gen_sync.ROOT, gen_sync.PACKAGE = tmp_path, tmp_path / "aimon_mongo"
+    needed = [rule for rule in original[2] if rule[0].pattern in (r"\basync def\b", r"\bawait ")]
+    gen_sync._COMPILED = [*needed, (re.compile(r"\bStopAsyncIteration\b"), "StopIteration")]
+    gen_sync._PACKAGE_COMPILED = {"aimon_mongo/x/": [(re.compile(r"\baput\b"), "put")]}
+    try:
+        assert gen_sync.main([]) == 0  # generating does not judge the rules
+        assert gen_sync.main(["--check"]) == 1
+        used = Counter({r"\basync def\b": 1, r"\bawait ": 1})
+        assert gen_sync.unmatched_rules(used) == [r"\bStopAsyncIteration\b", r"\baput\b"]
+        gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED = needed, {}
+        assert gen_sync.main(["--check"]) == 0
+    finally:
+        gen_sync.ROOT, gen_sync.PACKAGE, gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED = original
+
+
+def test_check_mode_names_the_unmatched_rule(tmp_path: Path, capsys) -> None:
+    pkg = tmp_path / "aimon_mongo" / "x"
+    (pkg / "_async").mkdir(parents=True)
+    (pkg / "_async" / "m.py").write_text("async def f() -> None:\n    await g()\n")
+    original = (gen_sync.ROOT, gen_sync.PACKAGE, gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED)
+    gen_sync.ROOT, gen_sync.PACKAGE = tmp_path, tmp_path / "aimon_mongo"
+    needed = [rule for rule in original[2] if rule[0].pattern in (r"\basync def\b", r"\bawait ")]
+    gen_sync._COMPILED = [*needed, (re.compile(r"\bnever_written\b"), "x")]
+    gen_sync._PACKAGE_COMPILED = {}
+    try:
+        gen_sync.main([])
+        capsys.readouterr()
+        assert gen_sync.main(["--check"]) == 1
+        assert "rule '\\\\bnever_written\\\\b' matches nothing in any _async source" in capsys.readouterr().err
+    finally:
+        gen_sync.ROOT, gen_sync.PACKAGE, gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED = original
+
+
+def test_twin_docstrings_say_they_are_generated() -> None:
+    assert gen_sync.convert_line('"""MongoDB lease store (async source; the sync twin is generated).\n') == (
+        '"""MongoDB lease store (generated from the ``_async`` source).\n'
+    )
+    assert gen_sync.convert_line("Stores (async flavour; the sync twin is generated). Thin\n") == (
+        "Stores (generated from the ``_async`` source). Thin\n"
+    )
+    line = "Saver (async source on ``AsyncMongoClient``; the sync twin is generated).\n"
+    assert gen_sync.convert_line(line) == ("Saver (on ``MongoClient``, generated from the ``_async`` source).\n")
+    assert gen_sync.convert_line("file operations on an async VFS\n") == "file operations on a sync VFS\n"
+
+
+def test_no_twin_claims_to_be_the_source() -> None:
+    twins = sorted((ROOT / "aimon_mongo").rglob("_sync/*.py"))
+    assert twins
+    claims = [p.relative_to(ROOT).as_posix() for p in twins if "sync source" in p.read_text(encoding="utf-8")]
+    assert claims == []

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/signals.py by scripts/gen_sync.py; do not edit.
-"""MongoDB signal bus (sync source; the sync twin is generated): capped ``conversation_signals``.
+"""MongoDB signal bus (generated from the ``_async`` source): capped ``conversation_signals``.
 
 ``publish`` inserts ``{conversationId, kind, originNodeId, payload}``. The first ``subscribe`` starts one
 watcher per bus (an asyncio task here, a daemon thread in the sync twin) and returns once it is positioned,
