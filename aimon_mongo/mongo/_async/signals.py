@@ -36,7 +36,7 @@ from aimon_mongo import names as n
 from aimon_mongo._async.ports import SignalHandler
 from aimon_mongo._async.subscription import AsyncHubSubscription
 from aimon_mongo._async_runtime import Event, Lock, Worker, spawn, wait_event
-from aimon_mongo.codec.signal import decode_signal, encode_signal
+from aimon_mongo.codec.signal import decode_signal, signal_to_mongo
 from aimon_mongo.errors import CodecError, SignalBusError
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.mongo._async.server import describe
@@ -95,10 +95,10 @@ class AsyncMongoSessionSignalBus:
         require_signal(signal)
         self._check_open()
         with failures(SignalBusError, f"publish to session {signal.session_id!r}"):
-            await self._signals.insert_one(encode_signal(signal))
+            await self._signals.insert_one(signal_to_mongo(signal))
 
     async def publish_all(self, signals: Sequence[SessionSignal]) -> None:
-        docs = [encode_signal(require_signal(s, "signals[]")) for s in signals]
+        docs = [signal_to_mongo(require_signal(s, "signals[]")) for s in signals]
         self._check_open()
         with failures(SignalBusError, "publish_all"):
             for start in range(0, len(docs), PUBLISH_CHUNK):

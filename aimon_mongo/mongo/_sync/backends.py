@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/backends.py by scripts/gen_sync.py; do not edit.
-"""The MongoDB bundle (sync source; the sync twin is generated)."""
+"""The MongoDB bundle (generated from the ``_async`` source)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/idempotency.py by scripts/gen_sync.py; do not edit.
-"""MongoDB idempotency store (sync source; the sync twin is generated): ``idempotency_entries``.
+"""MongoDB idempotency store (generated from the ``_async`` source): ``idempotency_entries``.
 
 Expiry is on server time: ``expiresAt`` is always ``$$NOW + span`` and every operation treats an entry whose
 ``expiresAt`` has passed as absent (the TTL monitor may lag ~60 s; nothing waits for it). ``lastTouchedAt``

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/inbox.py by scripts/gen_sync.py; do not edit.
-"""MongoDB inbox (sync source; the sync twin is generated): ``conversation_inbox`` + quarantine.
+"""MongoDB inbox (generated from the ``_async`` source): ``conversation_inbox`` + quarantine.
 
 * ``deliver``: an upsert on a pre-allocated ObjectId with a pipeline ``$set``, so the top-level
   ``deliveredAt`` (the FIFO key) is the server's ``$$NOW``; no de-duplication here.

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/records.py by scripts/gen_sync.py; do not edit.
-"""MongoDB session-record store (sync source; the sync twin is generated): ``session_records``.
+"""MongoDB session-record store (generated from the ``_async`` source): ``session_records``.
 
 Fenced writes, two steps per write:
 

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/segments.py by scripts/gen_sync.py; do not edit.
-"""MongoDB session-log segment store (sync source; the sync twin is generated): ``session_log_segments``.
+"""MongoDB session-log segment store (generated from the ``_async`` source): ``session_log_segments``.
 
 Segments are immutable and their ids new per ``put`` (a duplicate ``_id`` is refused, never overwritten).
 A ``put`` is fenced in three steps: :func:`advance_fence` (refuses a token below one already accepted),

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/signals.py by scripts/gen_sync.py; do not edit.
-"""MongoDB signal bus (sync source; the sync twin is generated): capped ``conversation_signals``.
+"""MongoDB signal bus (generated from the ``_async`` source): capped ``conversation_signals``.
 
 ``publish`` inserts ``{conversationId, kind, originNodeId, payload}``. The first ``subscribe`` starts one
 watcher per bus (an asyncio task here, a daemon thread in the sync twin) and returns once it is positioned,
@@ -37,7 +37,7 @@ from aimon_mongo import names as n
 from aimon_mongo._sync.ports import SignalHandler
 from aimon_mongo._sync.subscription import HubSubscription
 from aimon_mongo._sync_runtime import Event, Lock, Worker, spawn, wait_event
-from aimon_mongo.codec.signal import decode_signal, encode_signal
+from aimon_mongo.codec.signal import decode_signal, signal_to_mongo
 from aimon_mongo.errors import CodecError, SignalBusError
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.mongo._sync.server import describe
@@ -96,10 +96,10 @@ class MongoSessionSignalBus:
         require_signal(signal)
         self._check_open()
         with failures(SignalBusError, f"publish to session {signal.session_id!r}"):
-            self._signals.insert_one(encode_signal(signal))
+            self._signals.insert_one(signal_to_mongo(signal))
 
     def publish_all(self, signals: Sequence[SessionSignal]) -> None:
-        docs = [encode_signal(require_signal(s, "signals[]")) for s in signals]
+        docs = [signal_to_mongo(require_signal(s, "signals[]")) for s in signals]
         self._check_open()
         with failures(SignalBusError, "publish_all"):
             for start in range(0, len(docs), PUBLISH_CHUNK):

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/tasks.py by scripts/gen_sync.py; do not edit.
-"""MongoDB background-task store (sync source; the sync twin is generated): ``background_task``.
+"""MongoDB background-task store (generated from the ``_async`` source): ``background_task``.
 
 ``transition`` and ``heartbeat`` are single ``find_one_and_update`` calls guarded by ``state NOT IN
 terminal``, so duplicate completion, duplicate stop and a heartbeat after completion are no-ops. ``list``

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/vfs/_async/gridfs.py by scripts/gen_sync.py; do not edit.
-"""The virtual filesystem on MongoDB GridFS (sync source; the sync twin is generated).
+"""The virtual filesystem on MongoDB GridFS (generated from the ``_async`` source).
 
 Storage is the standard GridFS bucket (``<bucket>.files`` / ``<bucket>.chunks``) that every driver and
 the reference write: ``filename`` is the VFS path verbatim, markers are zero-length files named
