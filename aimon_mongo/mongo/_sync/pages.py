@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/pages.py by scripts/gen_sync.py; do not edit.
-"""Reading a whole collection range in bounded pages (sync source; the sync twin is generated).
+"""Reading a whole collection range in bounded pages (generated from the ``_async`` source).
 
 The operator reads that must visit every shard of a sharded cluster (``list_session_ids``, the task
 list) send one bounded ``find`` per page, keyed on ``_id`` (``_id > last`` sorted by ``_id``), instead of
