@@ -2,7 +2,8 @@
 
 ``langgraph_checkpoints``, one document per checkpoint::
 
-    {_id: "<len>:<thread_id><len>:<checkpoint_ns><checkpoint_id>", thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id: str | null,
+    {_id: "<len>:<thread_id><len>:<checkpoint_ns><checkpoint_id>" (checkpoint_key),
+     thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id: str | null,
      checkpoint: {type, data}, channel_versions: [{channel, version}], metadata: {type, data},
      metadata_keys: [{key, value}], run_id?: str, fencing_token?: int64,
      values: [{key, channel, version, type, size, data? | file_id?}],
