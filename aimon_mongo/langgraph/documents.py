@@ -2,7 +2,8 @@
 
 ``langgraph_checkpoints``, one document per checkpoint::
 
-    {_id: ObjectId, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id: str | null,
+    {_id: "<len>:<thread_id><len>:<checkpoint_ns><checkpoint_id>" (checkpoint_key),
+     thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id: str | null,
      checkpoint: {type, data}, channel_versions: [{channel, version}], metadata: {type, data},
      metadata_keys: [{key, value}], run_id?: str, fencing_token?: int64,
      values: [{key, channel, version, type, size, data? | file_id?}],
@@ -41,8 +42,24 @@ def span_ms(span: timedelta) -> int:
     return max(1, int(span.total_seconds() * 1000))
 
 
-def identity(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> dict[str, Any]:
+def checkpoint_key(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> str:
+    """The ``_id`` of a checkpoint document: ``"<len>:<thread_id><len>:<checkpoint_ns><checkpoint_id>"``
+    (length-prefixed, so distinct identities never share a key). The ``_id`` index alone keeps one
+    document per identity: the server checks it by key lookup, where a unique compound index costs a
+    stand-in a scan of the collection per insert."""
+    return f"{len(thread_id)}:{thread_id}{len(checkpoint_ns)}:{checkpoint_ns}{checkpoint_id}"
+
+
+def _identity_fields(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> dict[str, Any]:
     return {n.LG_F_THREAD_ID: thread_id, n.LG_F_CHECKPOINT_NS: checkpoint_ns, n.LG_F_CHECKPOINT_ID: checkpoint_id}
+
+
+def identity(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> dict[str, Any]:
+    """Filter: the document of one checkpoint (its ``_id`` and identity fields; an upsert copies them)."""
+    return {
+        n.F_ID: checkpoint_key(thread_id, checkpoint_ns, checkpoint_id),
+        **_identity_fields(thread_id, checkpoint_ns, checkpoint_id),
+    }
 
 
 STORED = {n.LG_F_CHECKPOINT: {"$exists": True}}
@@ -89,7 +106,7 @@ def _version(version: Version) -> Version:
 def checkpoint_fields(record: CheckpointRecord) -> dict[str, Any]:
     """Every field of a checkpoint document but ``_id`` and ``writes``."""
     doc: dict[str, Any] = {
-        **identity(record.thread_id, record.checkpoint_ns, record.checkpoint_id),
+        **_identity_fields(record.thread_id, record.checkpoint_ns, record.checkpoint_id),
         n.LG_F_PARENT_CHECKPOINT_ID: record.parent_checkpoint_id,
         n.LG_F_CHECKPOINT: _typed(record.checkpoint),
         n.LG_F_CHANNEL_VERSIONS: [{n.LG_F_CHANNEL: c, n.LG_F_VERSION: _version(v)} for c, v in record.channel_versions],
@@ -105,8 +122,12 @@ def checkpoint_fields(record: CheckpointRecord) -> dict[str, Any]:
 
 
 def checkpoint_document(record: CheckpointRecord) -> dict[str, Any]:
-    """The document of a checkpoint (a fresh ``dict``; ``insert_one`` adds ``_id`` to it)."""
-    return {**checkpoint_fields(record), n.LG_F_WRITES: [write_document(w) for w in record.writes]}
+    """The document of a checkpoint (a fresh ``dict``, ``_id`` from :func:`checkpoint_key`)."""
+    return {
+        n.F_ID: checkpoint_key(record.thread_id, record.checkpoint_ns, record.checkpoint_id),
+        **checkpoint_fields(record),
+        n.LG_F_WRITES: [write_document(w) for w in record.writes],
+    }
 
 
 def merge_writes_pipeline(writes: list[PendingWriteRecord]) -> list[dict[str, Any]]:

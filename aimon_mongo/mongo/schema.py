@@ -85,8 +85,7 @@ def langgraph_schema() -> tuple[CollectionSpec, ...]:
                 IndexSpec(
                     n.LG_IDX_CHECKPOINT,
                     ((n.LG_F_THREAD_ID, 1), (n.LG_F_CHECKPOINT_NS, 1), (n.LG_F_CHECKPOINT_ID, -1)),
-                    unique=True,
-                ),
+                ),  # not unique: the _id (documents.checkpoint_key) is the identity
                 IndexSpec(
                     n.LG_IDX_VALUE_KEY,
                     ((n.LG_F_THREAD_ID, 1), (n.LG_F_CHECKPOINT_NS, 1), (f"{n.LG_F_VALUES}.{n.LG_F_KEY}", 1)),

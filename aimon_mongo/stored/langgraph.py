@@ -63,7 +63,7 @@ class StoredPendingWrite(TypedDict):
 
 @root("mongo.langgraph.checkpoint.document", FAMILY)
 class MongoCheckpointDocument(TypedDict):
-    _id: ObjectId
+    _id: str  # "<len>:<thread_id><len>:<checkpoint_ns><checkpoint_id>"
     thread_id: str
     checkpoint_ns: str
     checkpoint_id: str
@@ -82,7 +82,7 @@ class MongoCheckpointDocument(TypedDict):
 class MongoEarlyWritesDocument(TypedDict):
     """Pending writes stored before their checkpoint (its put completes the document)."""
 
-    _id: ObjectId
+    _id: str  # the checkpoint's key, as in MongoCheckpointDocument
     thread_id: str
     checkpoint_ns: str
     checkpoint_id: str

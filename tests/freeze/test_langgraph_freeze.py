@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bson import ObjectId
 from bson.int64 import Int64
 from langgraph.checkpoint.base import empty_checkpoint
 from pymongo.synchronous.database import Database
 
 from aimon_mongo.langgraph import AimonCheckpointSaver
+from aimon_mongo.langgraph.documents import checkpoint_key
 from aimon_mongo.mongo import ensure_schema
 from aimon_mongo.schema_gate import assert_conforms
 
@@ -29,6 +29,7 @@ def test_checkpoint_thread_and_value_file_documents(mongo_db: Database[dict[str,
     raw_early = mongo_db["langgraph_checkpoints"].find_one({"checkpoint_id": "cp-2"})
     assert raw_early is not None
     assert set(raw_early) == {"_id", "thread_id", "checkpoint_ns", "checkpoint_id", "writes"}
+    assert raw_early["_id"] == "8:thread-10:cp-2"  # length-prefixed thread id and namespace, then the id
     assert_conforms("mongo.langgraph.early-writes.document", raw_early)
 
     cp: dict[str, Any] = dict(empty_checkpoint())
@@ -44,7 +45,7 @@ def test_checkpoint_thread_and_value_file_documents(mongo_db: Database[dict[str,
         "_id", "thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "checkpoint",
         "channel_versions", "metadata", "metadata_keys", "values", "run_id", "fencing_token", "writes",
     ]  # fmt: skip
-    assert isinstance(doc["_id"], ObjectId)
+    assert doc["_id"] == "8:thread-10:cp-1"  # the put completed nothing early: its own key
     assert (doc["thread_id"], doc["checkpoint_ns"], doc["checkpoint_id"]) == ("thread-1", "", "cp-1")
     assert doc["parent_checkpoint_id"] is None
     assert set(doc["checkpoint"]) == {"type", "data"} and doc["checkpoint"]["type"] == "msgpack"
@@ -95,5 +96,14 @@ def test_checkpoint_thread_and_value_file_documents(mongo_db: Database[dict[str,
     assert indexes["by_thread_ns_checkpoint"] == {"thread_id": 1, "checkpoint_ns": 1, "checkpoint_id": -1}
     assert indexes["by_thread_ns_value_key"] == {"thread_id": 1, "checkpoint_ns": 1, "values.key": 1}
     assert indexes["by_run_id"] == {"run_id": 1}
+    assert not any(i.get("unique") for i in mongo_db["langgraph_checkpoints"].list_indexes() if i["name"] != "_id_")
     thread_indexes = {i["name"]: i for i in mongo_db["langgraph_threads"].list_indexes()}
     assert thread_indexes["ttl_purge_at"]["expireAfterSeconds"] == 0
+
+
+def test_checkpoint_key_is_length_prefixed() -> None:
+    assert checkpoint_key("thread-1", "", "cp-1") == "8:thread-10:cp-1"
+    assert checkpoint_key("t", "sub:task", "c") == "1:t8:sub:taskc"
+    # a separator inside an id never makes two identities share a key
+    assert checkpoint_key("a1:b", "", "c") != checkpoint_key("a", "b", "c")
+    assert checkpoint_key("a", "1:b", "c") != checkpoint_key("a1:", "b", "c")

@@ -49,7 +49,7 @@ def test_python_schema() -> None:
         ("session_log_segments", None, [("by_session", [("sessionId", 1)], False, None, None)]),
         ("session_fences", None, []),
         ("langgraph_checkpoints", None, [
-            ("by_thread_ns_checkpoint", [("thread_id", 1), ("checkpoint_ns", 1), ("checkpoint_id", -1)], True, None, None),  # noqa: E501
+            ("by_thread_ns_checkpoint", [("thread_id", 1), ("checkpoint_ns", 1), ("checkpoint_id", -1)], False, None, None),  # noqa: E501
             ("by_thread_ns_value_key", [("thread_id", 1), ("checkpoint_ns", 1), ("values.key", 1)], False, None, None),
             ("by_run_id", [("run_id", 1)], False, None, {"run_id": {"$exists": True}}),
         ]),
@@ -81,7 +81,7 @@ def test_init_js_statements() -> None:
         'ensureIndex("background_task", { state: 1 }, { name: "by_state" });',
         'ensureIndex("background_task", { contextId: 1 }, { name: "by_context" });',
         'ensureIndex("session_log_segments", { sessionId: 1 }, { name: "by_session" });',
-        'ensureIndex("langgraph_checkpoints", { thread_id: 1, checkpoint_ns: 1, checkpoint_id: -1 }, { name: "by_thread_ns_checkpoint", unique: true });',  # noqa: E501
+        'ensureIndex("langgraph_checkpoints", { thread_id: 1, checkpoint_ns: 1, checkpoint_id: -1 }, { name: "by_thread_ns_checkpoint" });',  # noqa: E501
         'ensureIndex("langgraph_checkpoints", { thread_id: 1, checkpoint_ns: 1, "values.key": 1 }, { name: "by_thread_ns_value_key" });',  # noqa: E501
         'ensureIndex("langgraph_checkpoints", { run_id: 1 }, { name: "by_run_id", partialFilterExpression: { run_id: { $exists: true } } });',  # noqa: E501
         'ensureIndex("langgraph_threads", { expires_at: 1 }, { name: "by_expires_at" });',
