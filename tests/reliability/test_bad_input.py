@@ -48,7 +48,9 @@ async def test_damaged_entries_are_quarantined_and_good_ones_delivered_once(
     async def scenario(entries: list[tuple[Priority, Any]]) -> None:
         session = new_id("bad")
         good: list[str] = []
-        damaged: dict[str, tuple[str, Any]] = {}  # entry id -> (kind, stored raw form)
+        # (entry id, kind, stored raw form); a list, not a dict keyed by id: on Redis an entry id is a stream
+        # id, unique within its tier's stream only, so two tiers can each hold an entry of the same id
+        damaged: list[tuple[str, str, Any]] = []
         for index, (priority, harm) in enumerate(entries):
             turn = f"t-{index}"
             if harm is None:
@@ -58,7 +60,7 @@ async def test_damaged_entries_are_quarantined_and_good_ones_delivered_once(
             kind, hurt = harm
             build = damage.good_document if is_mongo(request) else damage.good_envelope
             raw = hurt(build(session, turn, priority))
-            damaged[await cluster.store_raw_entry(session, priority, raw)] = (kind, raw)
+            damaged.append((await cluster.store_raw_entry(session, priority, raw), kind, raw))
 
         returned: list[str] = []
         reported: list[str] = []
@@ -69,13 +71,16 @@ async def test_damaged_entries_are_quarantined_and_good_ones_delivered_once(
             if batch.is_empty() and await node.inbox.is_empty(session):
                 break
         assert Counter(returned) == Counter(good), "good entries not returned exactly once"
-        assert Counter(reported) == Counter(damaged.keys()), [kind for kind, _ in damaged.values()]
+        assert Counter(reported) == Counter(i for i, _, _ in damaged), [kind for _, kind, _ in damaged]
 
         kept = await node.inbox.list_quarantined(session, limit=100)
-        assert sorted(q.entry_id for q in kept) == sorted(damaged)
-        for q in kept:
-            kind, raw = damaged[q.entry_id]
-            assert cluster.same_raw(raw, q.raw), f"{kind}: quarantined raw form differs from the stored one"
+        assert sorted(q.entry_id for q in kept) == sorted(i for i, _, _ in damaged)
+        unmatched = list(damaged)
+        for q in kept:  # each quarantined entry is one stored damaged entry of its id, raw form unchanged
+            match = next((d for d in unmatched if d[0] == q.entry_id and cluster.same_raw(d[2], q.raw)), None)
+            kinds = [kind for i, kind, _ in unmatched if i == q.entry_id]
+            assert match is not None, f"{kinds}: quarantined raw form differs from the stored one"
+            unmatched.remove(match)
             assert q.error
         reliability_counts.add("bad-input", backend, messages=len(good), quarantined=len(kept))
 
