@@ -17,10 +17,11 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bson import ObjectId
+from pymongo import UpdateOne
 from pymongo.synchronous.collection import Collection
 from pymongo.errors import PyMongoError
 
@@ -33,12 +34,30 @@ from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, Unreadab
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.mongo.documents import NOW, literal, object_id, quarantine_document, quarantined_from_document
 from aimon_mongo.mongo.failures import failures
-from aimon_mongo.validate import optional_id, require_id, require_instance, require_limit, require_message
+from aimon_mongo.validate import (
+    delivery_action,
+    optional_id,
+    require_id,
+    require_instance,
+    require_limit,
+    require_message,
+    require_messages,
+)
 
 log = logging.getLogger(__name__)
 
 MAX_BATCH_SIZE = 64
 _FIFO = [(n.F_PRIORITY, 1), (n.F_DELIVERED_AT, 1)]
+
+
+def _delivery(message: InboundMessage) -> tuple[ObjectId, dict[str, Any], list[dict[str, Any]]]:
+    """The new entry's id, the upsert's filter and its pipeline: every field literal, ``deliveredAt`` the
+    server's ``$$NOW``."""
+    oid = ObjectId()
+    doc = to_mongo_document(message, oid)
+    stage: dict[str, Any] = {key: literal(value) for key, value in doc.items() if key != n.F_ID}
+    stage[n.F_DELIVERED_AT] = NOW
+    return oid, {n.F_CONVERSATION_ID: message.session_id, n.F_ID: oid}, [{"$set": stage}]
 
 
 class MongoSessionInbox:
@@ -56,13 +75,23 @@ class MongoSessionInbox:
 
     def deliver(self, message: InboundMessage) -> str:
         require_message(message)
-        oid = ObjectId()
-        doc = to_mongo_document(message, oid)
-        stage: dict[str, Any] = {key: literal(value) for key, value in doc.items() if key != n.F_ID}
-        stage[n.F_DELIVERED_AT] = NOW
+        oid, target, pipeline = _delivery(message)
         with failures(SessionInboxError, f"inbox deliver to session {message.session_id!r}"):
-            self._inbox.update_one({n.F_ID: oid}, [{"$set": stage}], upsert=True)
+            self._inbox.update_one(target, pipeline, upsert=True)
         return str(oid)
+
+    def deliver_many(self, messages: Sequence[InboundMessage]) -> list[str]:
+        """One ordered bulk write of the upserts :meth:`deliver` sends (one ``update`` command, split by the
+        driver only past the server's batch limits). The entries of one call share the server time that one
+        command sees, and the FIFO index keeps equal keys in insertion order, so the call's order holds."""
+        writes = [_delivery(message) for message in require_messages(messages)]  # all encoded before any I/O
+        if not writes:
+            return []
+        with failures(SessionInboxError, delivery_action(messages)):
+            self._inbox.bulk_write(
+                [UpdateOne(target, pipeline, upsert=True) for _, target, pipeline in writes], ordered=True
+            )
+        return [str(oid) for oid, _, _ in writes]
 
     def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
         require_id(session_id, "session_id")
@@ -99,8 +128,10 @@ class MongoSessionInbox:
         require_id(session_id, "session_id")
         require_limit(limit)
         with failures(SessionInboxError, f"inbox peek of session {session_id!r}"):
-            docs = self._inbox.find({n.F_CONVERSATION_ID: session_id}).sort(_FIFO).to_list(
-                min(limit, MAX_BATCH_SIZE)
+            docs = (
+                self._inbox.find({n.F_CONVERSATION_ID: session_id})
+                .sort(_FIFO)
+                .to_list(min(limit, MAX_BATCH_SIZE))
             )
         messages: list[InboundMessage] = []
         unreadable: list[UnreadableEntry] = []
