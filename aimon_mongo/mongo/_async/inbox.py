@@ -2,8 +2,13 @@
 
 * ``deliver``: an upsert on a pre-allocated ObjectId with a pipeline ``$set``, so the top-level
   ``deliveredAt`` (the FIFO key) is the server's ``$$NOW``; no de-duplication here.
-* ``collect``: a ``find_one_and_delete`` loop (filter session + priority ordinal ``<=`` max, no priority
-  filter when max is ``LATER``; sort priority then ``deliveredAt``), at most :attr:`batch_limit` per call.
+* ``deliver_many``: the same upserts in one ordered bulk write (one ``update`` command).
+* ``collect``: at most :attr:`batch_limit` entries per call (filter session + priority ordinal ``<=`` max,
+  no priority filter when max is ``LATER``; sort priority then ``deliveredAt``). Where the deployment runs
+  transactions (a replica set, a sharded cluster, a stand-in that accepts them) the batch is taken in one:
+  ``find`` + ``delete`` of those ids + commit, 3 round trips, run again on a write conflict with another
+  collector. A deployment that refuses the first one (a standalone ``mongod``) gets the
+  ``find_one_and_delete`` loop, one round trip per entry, from then on.
   At-most-once: an entry is deleted before it is decoded; each decodes on its own, and one that cannot
   be decoded is reported as an :class:`UnreadableEntry` (one WARN naming session and entry id) and its
   raw document is moved to ``conversation_inbox_quarantine`` — nothing is lost, and it can be listed,
@@ -22,7 +27,7 @@ from typing import Any
 from bson import ObjectId
 from pymongo import UpdateOne
 from pymongo.asynchronous.collection import AsyncCollection
-from pymongo.errors import PyMongoError
+from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
 from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
@@ -46,6 +51,14 @@ from aimon_mongo.validate import (
 log = logging.getLogger(__name__)
 
 MAX_BATCH_SIZE = 64
+TRANSACTION_ATTEMPTS = 8
+"""Transactional collects run per call before a conflicted one falls back to the loop (which always
+makes progress)."""
+_TRANSIENT = "TransientTransactionError"
+_UNKNOWN_COMMIT = "UnknownTransactionCommitResult"
+_ILLEGAL_OPERATION = 20
+"""The code a standalone ``mongod`` answers a transaction with ("Transaction numbers are only allowed on a
+replica set member or mongos")."""
 _FIFO = [(n.F_PRIORITY, 1), (n.F_DELIVERED_AT, 1)]
 
 
@@ -57,6 +70,13 @@ def _delivery(message: InboundMessage) -> tuple[ObjectId, dict[str, Any], list[d
     stage: dict[str, Any] = {key: literal(value) for key, value in doc.items() if key != n.F_ID}
     stage[n.F_DELIVERED_AT] = NOW
     return oid, {n.F_CONVERSATION_ID: message.session_id, n.F_ID: oid}, [{"$set": stage}]
+
+
+def _refuses_transactions(exc: PyMongoError) -> bool:
+    """True when the deployment cannot run transactions at all (not a conflict, not a failure)."""
+    if isinstance(exc, ConfigurationError):  # no sessions (PyMongo decides from the handshake)
+        return True
+    return isinstance(exc, OperationFailure) and exc.code == _ILLEGAL_OPERATION
 
 
 class AsyncMongoSessionInbox:
@@ -71,6 +91,8 @@ class AsyncMongoSessionInbox:
         self._inbox = inbox
         self._quarantine = quarantine
         self._clock = clock
+        self._batched: bool | None = None
+        """Whether ``collect`` runs in a transaction: ``None`` until the first collect finds out."""
 
     async def deliver(self, message: InboundMessage) -> str:
         require_message(message)
@@ -101,19 +123,12 @@ class AsyncMongoSessionInbox:
             # tier names (a foreign or damaged write), so they are quarantined instead of keeping is_empty()
             # False for ever; they sort after LATER (numbers) or before NOW (null, negative numbers).
             query[n.F_PRIORITY] = {"$lte": max_priority.ordinal}
+        docs = None if self._batched is False else await self._take_in_transaction(session_id, query)
+        if docs is None:
+            docs = await self._take_one_by_one(session_id, query)
         messages: list[InboundMessage] = []
         unreadable: list[UnreadableEntry] = []
-        for _ in range(MAX_BATCH_SIZE):
-            try:
-                doc = await self._inbox.find_one_and_delete(query, sort=_FIFO)
-            except PyMongoError:
-                if not messages and not unreadable:
-                    with failures(SessionInboxError, f"inbox collect of session {session_id!r}"):
-                        raise  # translated by failures(): nothing was removed yet
-                log.warning("inbox collect of session %s stopped early by a server error", session_id)
-                break
-            if doc is None:
-                break
+        for doc in docs:  # decoded only now: every one of them is already removed (at-most-once)
             decoded = decode_mongo_entry(doc, session_id)
             if isinstance(decoded, UnreadableEntry):
                 unreadable.append(decoded)
@@ -122,6 +137,68 @@ class AsyncMongoSessionInbox:
                 messages.append(decoded)
         messages.sort(key=lambda m: m.priority.ordinal)  # stable: FIFO within a tier
         return CollectedBatch(messages=tuple(messages), unreadable=tuple(unreadable))
+
+    async def _take_in_transaction(self, session_id: str, query: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The batch in FIFO order, removed in one transaction: ``find`` (limit 64) + ``delete`` of those ids
+        + ``commitTransaction``, 3 round trips (2 when the inbox is empty). A write conflict with another
+        collector (or fewer ids deleted than found) aborts, and the transaction is run again, up to
+        :data:`TRANSACTION_ATTEMPTS` times. ``None``: use the loop instead — the deployment refuses
+        transactions (remembered for this inbox) or every attempt met a conflict."""
+        client = self._inbox.database.client
+        for _ in range(TRANSACTION_ATTEMPTS):
+            try:
+                async with client.start_session() as session:
+                    await session.start_transaction(
+                        read_concern=self._inbox.read_concern, write_concern=self._inbox.write_concern
+                    )
+                    found = self._inbox.find(query, session=session).sort(_FIFO).limit(MAX_BATCH_SIZE)
+                    docs = await found.to_list()
+                    if docs:
+                        ids = [doc[n.F_ID] for doc in docs]
+                        target = {n.F_CONVERSATION_ID: session_id, n.F_ID: {"$in": ids}}
+                        removed = await self._inbox.delete_many(target, session=session)
+                        if removed.deleted_count != len(ids):
+                            await session.abort_transaction()
+                            continue  # another collector took some of them
+                    try:
+                        await session.commit_transaction()
+                    except OperationFailure as exc:
+                        if exc.has_error_label(_UNKNOWN_COMMIT):
+                            raise
+                        continue  # the server says it did not commit (a write conflict): nothing was removed
+            except (ConfigurationError, OperationFailure) as exc:
+                if _refuses_transactions(exc):
+                    log.info("collect takes one entry per round trip: the server refuses transactions")
+                    self._batched = False
+                    return None
+                if isinstance(exc, OperationFailure) and exc.has_error_label(_TRANSIENT):
+                    continue
+                with failures(SessionInboxError, f"inbox collect of session {session_id!r}"):
+                    raise  # translated: not committed (nothing removed), or a commit whose outcome is unknown
+            except PyMongoError:
+                with failures(SessionInboxError, f"inbox collect of session {session_id!r}"):
+                    raise
+            self._batched = True
+            return docs
+        return None
+
+    async def _take_one_by_one(self, session_id: str, query: dict[str, Any]) -> list[dict[str, Any]]:
+        """Up to 64 ``find_one_and_delete`` calls in FIFO order; a server failure after the first removal
+        ends the batch early (what was removed is returned, never lost)."""
+        docs: list[dict[str, Any]] = []
+        for _ in range(MAX_BATCH_SIZE):
+            try:
+                doc = await self._inbox.find_one_and_delete(query, sort=_FIFO)
+            except PyMongoError:
+                if not docs:
+                    with failures(SessionInboxError, f"inbox collect of session {session_id!r}"):
+                        raise  # translated by failures(): nothing was removed yet
+                log.warning("inbox collect of session %s stopped early by a server error", session_id)
+                break
+            if doc is None:
+                break
+            docs.append(doc)
+        return docs
 
     async def peek(self, session_id: str, limit: int = 64) -> CollectedBatch:
         require_id(session_id, "session_id")
