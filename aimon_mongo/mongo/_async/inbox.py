@@ -94,6 +94,12 @@ class AsyncMongoSessionInbox:
         self._batched: bool | None = None
         """Whether ``collect`` runs in a transaction: ``None`` until the first collect finds out."""
 
+    @property
+    def collects_in_transactions(self) -> bool | None:
+        """Whether ``collect`` takes its batch in a transaction (True) or one entry per round trip (False,
+        the deployment refused transactions); ``None`` until the first collect found out."""
+        return self._batched
+
     async def deliver(self, message: InboundMessage) -> str:
         require_message(message)
         oid, target, pipeline = _delivery(message)

@@ -72,12 +72,14 @@ def test_deliver_many_is_one_command_naming_the_session_in_every_statement(
 def test_collect_takes_a_batch_in_one_transaction(logged: tuple[CommandLog, MongoClient[dict[str, Any]], str]) -> None:
     log, client, name = logged
     inbox = _inbox(client, name)
+    assert inbox.collects_in_transactions is None  # not known before the first collect
     session = new_id()
     inbox.deliver_many([message(session, turn_id=f"{i:02d}") for i in range(70)])
     with log.recording() as first:
         batch = inbox.collect(session)
     assert [m.turn_id for m in batch.messages] == [f"{i:02d}" for i in range(64)]
     assert _names(first) == ["find", "delete", "commitTransaction"]
+    assert inbox.collects_in_transactions is True
     _assert_targeted(first)
     assert first.commands[0].command.get("startTransaction") is True
     with log.recording() as rest:
@@ -167,6 +169,7 @@ def test_collect_falls_back_to_one_entry_per_round_trip_where_transactions_are_r
         with caplog.at_level(logging.INFO, logger="aimon_mongo.mongo._sync.inbox"), log.recording() as first:
             assert [m.turn_id for m in inbox.collect(session).messages] == [str(i) for i in range(6)]
         assert "the server refuses transactions" in caplog.text
+        assert inbox.collects_in_transactions is False
         assert _names(first)[0] == "find" and _names(first)[-7:] == ["findAndModify"] * 7  # 6 + the empty one
         inbox.deliver_many([message(session, turn_id=str(i)) for i in range(2)])
         with log.recording() as later:  # decided once: no transaction is tried again
