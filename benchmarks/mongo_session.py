@@ -92,6 +92,10 @@ class Cases:
     def ours_deliver_collect(self) -> int:
         for msg in self.messages:
             self.ours.inbox.deliver(msg)
+        return self.ours_collect_all()
+
+    def ours_collect_all(self) -> int:
+        """Collect until empty; the operations of the round (the deliveries counted as one each)."""
         operations, collected = self.batch, 0
         while True:
             batch = self.ours.inbox.collect("bench-ours")
@@ -124,15 +128,7 @@ class Cases:
 
     def ours_deliver_many_collect(self) -> int:
         self.ours.inbox.deliver_many(self.messages)
-        operations, collected = self.batch, 0
-        while True:
-            batch = self.ours.inbox.collect("bench-ours")
-            operations += len(batch) + 1
-            collected += len(batch)
-            if batch.is_empty():
-                break
-        assert collected == self.batch
-        return operations
+        return self.ours_collect_all()
 
     def ours_acquire_release(self) -> int:
         assert self.lease is not None
