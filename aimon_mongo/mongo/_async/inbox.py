@@ -172,18 +172,15 @@ class AsyncMongoSessionInbox:
                         if exc.has_error_label(_UNKNOWN_COMMIT):
                             raise
                         continue  # the server says it did not commit (a write conflict): nothing was removed
-            except (ConfigurationError, OperationFailure) as exc:
+            except PyMongoError as exc:
                 if _refuses_transactions(exc):
                     log.info("collect takes one entry per round trip: the server refuses transactions")
                     self._batched = False
                     return None
                 if isinstance(exc, OperationFailure) and exc.has_error_label(_TRANSIENT):
-                    continue
+                    continue  # a write conflict: nothing was removed (a lost connection is not retried here)
                 with failures(SessionInboxError, f"inbox collect of session {session_id!r}"):
                     raise  # translated: not committed (nothing removed), or a commit whose outcome is unknown
-            except PyMongoError:
-                with failures(SessionInboxError, f"inbox collect of session {session_id!r}"):
-                    raise
             self._batched = True
             return docs
         return None
