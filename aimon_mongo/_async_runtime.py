@@ -51,6 +51,10 @@ class Worker:
     def is_alive(self) -> bool:
         return not self._task.done()
 
+    def is_current(self) -> bool:
+        """True when called from inside the activity itself."""
+        return asyncio.current_task() is self._task
+
 
 def spawn(target: Callable[[], Coroutine[Any, Any, None]], name: str) -> Worker:
     """Start ``target`` in the background (on the running event loop)."""

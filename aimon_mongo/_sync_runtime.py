@@ -40,6 +40,10 @@ class Worker:
     def is_alive(self) -> bool:
         return self._thread.is_alive()
 
+    def is_current(self) -> bool:
+        """True when called from inside the activity itself."""
+        return self._thread is threading.current_thread()
+
 
 def spawn(target: Callable[[], None], name: str) -> Worker:
     """Start ``target`` on a daemon thread."""

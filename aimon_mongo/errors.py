@@ -48,8 +48,7 @@ class StaleFencingTokenError(AimonStorageError):
         self.token = token
         self.highest = highest
         super().__init__(
-            f"stale fencing token {token} for session {session_id!r}: the store already accepted "
-            f"token {highest}"
+            f"stale fencing token {token} for session {session_id!r}: the store already accepted token {highest}"
         )
 
 
@@ -84,6 +83,11 @@ class ThreadExpiredError(CheckpointStoreError):
 
 class SchemaMigrationError(AimonStorageError):
     """Applying a store's schema (tables, indexes, migrations) failed."""
+
+
+class ReplicationGuardError(AimonStorageError):
+    """A PostgreSQL bundle with ``replication_guard="require"`` found no connected synchronous standby: a
+    failover could reissue a fencing token. The message names the settings read."""
 
 
 class SessionInboxError(AimonStorageError):
@@ -184,11 +188,12 @@ class InsufficientStorageError(VirtualFileSystemError):
         super().__init__(f"File content exceeds maximum allowed size of {max_size} bytes{where}", path)
 
 
-class BackendConnectionError(VirtualFileSystemError):
+class BackendConnectionError(VirtualFileSystemError, BackendUnavailable):
     """The storage behind the filesystem failed (``"Failed to <action>: <path>: <cause>"``).
 
-    When the store could not be reached at all, the error is the subclass :class:`VfsBackendUnavailable`,
-    which is also a :class:`BackendUnavailable`: one family for "store down" across session stores and VFS.
+    A :class:`BackendUnavailable`, like the session stores' "store down": one family for both, so one
+    ``except BackendUnavailable`` covers the stores and the VFS. When the store could not be reached at
+    all, the error is the subclass :class:`VfsBackendUnavailable`.
     """
 
     def __init__(self, message: str, path: str | None = None, backend_type: str | None = None) -> None:
@@ -196,11 +201,11 @@ class BackendConnectionError(VirtualFileSystemError):
         super().__init__(message, path)
 
 
-class VfsBackendUnavailable(BackendConnectionError, BackendUnavailable):
+class VfsBackendUnavailable(BackendConnectionError):
     """The filesystem's store could not be reached (``"...: MongoDB unreachable (<cause>)"``).
 
-    Both a :class:`BackendConnectionError` (what VFS callers caught so far) and a
-    :class:`BackendUnavailable` (what session-store callers catch), so either ``except`` keeps working.
+    A :class:`BackendConnectionError` (what VFS callers caught so far), hence a :class:`BackendUnavailable`
+    (what session-store callers catch), so either ``except`` keeps working.
     """
 
 

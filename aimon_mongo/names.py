@@ -250,6 +250,12 @@ PG_IDX_TASK_CONTEXT: Final = "background_task_context_idx"
 PG_SESSION_FENCE: Final = "session_fence"
 PG_SCHEMA_VERSION: Final = "aimon_schema_version"
 PG_IDX_INBOX_QUARANTINE_CONV: Final = "conversation_inbox_quarantine_conv_idx"
+# Ours (sql/V4__scale_indexes.sql): indexes the task-by-owner and segment-scan plans use.
+PG_IDX_TASK_OWNER: Final = "background_task_owner_idx"
+PG_IDX_SEGMENT_SCAN: Final = "session_log_segment_scan_idx"
+# Ours (sql/V5__token_floor.sql): the floor under fencing tokens that lets retention delete fence rows.
+PG_TOKEN_FLOOR: Final = "aimon_token_floor"
+PG_TOKEN_FLOOR_TRIGGER: Final = "aimon_lock_fence_floor"
 
 # --- Snapshot envelope (VfsSessionSnapshotStore) ---
 # Frozen: {"v":1, "subagentName", "contextId" (only when known), "snapshot": {...}}.

@@ -7,6 +7,8 @@ Server: ``POSTGRES_DSN`` (default ``postgresql://postgres@127.0.0.1:5432/postgre
 ``bench_<random>`` is created with ``ensure_schema`` and dropped at the end. Both sides' sessions run with
 ``synchronous_commit = off`` (``--synchronous-commit`` keeps the server's setting): with it on, every
 commit waits for a disk flush (milliseconds here), which hides the client-side cost being compared.
+Ours runs with ``replication_guard="off"``, so its acquisition is raw's statement (the guard's cost is
+``benchmarks/pg_failover.py``'s subject).
 
 Operations, each in the sync flavour (``ConnectionPool``) and the async one (``AsyncConnectionPool``),
 both sides on a pool of one autocommit connection:
@@ -89,7 +91,9 @@ def results(flavour: str, samples: dict[str, list[Sample]]) -> list[Result]:
 
 
 def run_sync(dsn: str, schema: str, chunk: int, repeats: int) -> list[Result]:
-    ours = PostgresSessionBackends(dsn, "bench-ours", schema=schema, pool_min_size=1, pool_max_size=1)
+    ours = PostgresSessionBackends(
+        dsn, "bench-ours", schema=schema, pool_min_size=1, pool_max_size=1, replication_guard="off"
+    )
     pool = ConnectionPool(dsn, min_size=1, max_size=1, kwargs={"autocommit": True}, open=True)
     raw = Raw(schema)
 
@@ -111,7 +115,7 @@ def run_sync(dsn: str, schema: str, chunk: int, repeats: int) -> list[Result]:
         got = 0
         while got < chunk:
             with pool.connection() as conn, conn.transaction():
-                rows = conn.execute(raw.collect, [session, 2]).fetchall()
+                rows = conn.execute(raw.collect, {"sid": session, "ceiling": 2}).fetchall()
             rows.sort(key=lambda r: (r[1], r[0]))
             got += len([json.loads(r[2]) for r in rows])
         return chunk
@@ -146,7 +150,9 @@ def run_sync(dsn: str, schema: str, chunk: int, repeats: int) -> list[Result]:
 
 
 def run_async(runner: asyncio.Runner, dsn: str, schema: str, chunk: int, repeats: int) -> list[Result]:
-    ours = AsyncPostgresSessionBackends(dsn, "bench-ours", schema=schema, pool_min_size=1, pool_max_size=1)
+    ours = AsyncPostgresSessionBackends(
+        dsn, "bench-ours", schema=schema, pool_min_size=1, pool_max_size=1, replication_guard="off"
+    )
     pool = AsyncConnectionPool(dsn, min_size=1, max_size=1, kwargs={"autocommit": True}, open=False)
     runner.run(pool.open())
     raw = Raw(schema)
@@ -169,7 +175,7 @@ def run_async(runner: asyncio.Runner, dsn: str, schema: str, chunk: int, repeats
         got = 0
         while got < chunk:
             async with pool.connection() as conn, conn.transaction():
-                rows = await (await conn.execute(raw.collect, [session, 2])).fetchall()
+                rows = await (await conn.execute(raw.collect, {"sid": session, "ceiling": 2})).fetchall()
             rows.sort(key=lambda r: (r[1], r[0]))
             got += len([json.loads(r[2]) for r in rows])
         return chunk

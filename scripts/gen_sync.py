@@ -3,7 +3,9 @@
 
 Every ``aimon_mongo/**/_async/*.py`` is the source; its twin ``aimon_mongo/**/_sync/*.py`` is produced
 by the explicit replacement rules below (the way PyMongo's ``synchro`` and httpcore's ``unasync`` do it)
-and committed. ``--check`` regenerates in memory and exits 1 naming every stale or missing twin.
+and committed. ``--check`` regenerates in memory and exits 1 naming every stale or missing twin, and every
+rule that no longer matches anything in the sources it applies to (a rule nothing needs is deleted, so the
+list stays the explicit record of what the conversion does).
 
 A source line may end with ``# sync: <text>``: the sync twin then carries ``<text>`` (at the line's own
 indentation) instead of the converted line; ``# sync: drop`` removes the line.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,11 +27,9 @@ HEADER = "# GENERATED from {source} by scripts/gen_sync.py; do not edit.\n"
 RULES: list[tuple[str, str]] = [
     # modules
     (r"\bpymongo\.asynchronous\b", "pymongo.synchronous"),
-    (r"\bgridfs\.asynchronous\b", "gridfs.synchronous"),
     (r"\bredis\.asyncio\b", "redis"),
     (r"\baimon_mongo\._async_runtime\b", "aimon_mongo._sync_runtime"),
     (r"\._async\b", "._sync"),
-    (r"\b_async\.", "_sync."),
     # syntax
     (r"\basync def\b", "def"),
     (r"\basync with\b", "with"),
@@ -37,21 +38,25 @@ RULES: list[tuple[str, str]] = [
     # protocol methods and builtins
     (r"\b__aenter__\b", "__enter__"),
     (r"\b__aexit__\b", "__exit__"),
-    (r"\b__aiter__\b", "__iter__"),
-    (r"\b__anext__\b", "__next__"),
-    (r"\bStopAsyncIteration\b", "StopIteration"),
-    (r"\banext\(", "next("),
     (r"\baclose\b", "close"),
     (r"\baclosing\b", "closing"),
     (r"\basynccontextmanager\b", "contextmanager"),
     (r"\basyncio\.sleep\b", "time.sleep"),
-    (r"^import asyncio$", "import time"),
+    # docstrings: a twin says that it is generated, and from what
+    (
+        r"\(async (?:source|flavour) on ``Async(\w+)``; the sync twin is generated\)",
+        r"(on ``\1``, generated from the ``_async`` source)",
+    ),
+    (
+        r"\(async (?:source|flavour); the sync twin is generated\)",
+        "(generated from the ``_async`` source)",
+    ),
+    (r"\ban async\b", "a sync"),
     # driver and library names: AsyncMongoClient -> MongoClient, AsyncGridFSBucket -> GridFSBucket,
     # AsyncConnectionPool -> ConnectionPool, AsyncConnection -> Connection, AsyncIterator -> Iterator,
     # and our own AsyncFoo -> Foo.
     (r"\bAsync([A-Z]\w*)", r"\1"),
     # words in prose
-    (r"\basynchronous\b", "synchronous"),
     (r"\basync\b", "sync"),
 ]
 _COMPILED = [(re.compile(pattern), repl) for pattern, repl in RULES]
@@ -74,8 +79,11 @@ _PACKAGE_COMPILED = {
 _PRAGMA = re.compile(r"^(?P<indent>\s*)(?P<code>.*?)\s*# sync: (?P<text>.*)$")
 
 
-def convert_line(line: str, extra: list[tuple[re.Pattern[str], str]] | None = None) -> str | None:
-    """The sync form of one source line (``None`` drops it); ``extra`` rules run first."""
+def convert_line(
+    line: str, extra: list[tuple[re.Pattern[str], str]] | None = None, used: Counter[str] | None = None
+) -> str | None:
+    """The sync form of one source line (``None`` drops it); ``extra`` rules run first. ``used`` counts
+    the substitutions each rule (by pattern) made."""
     body = line.rstrip("\n")
     match = _PRAGMA.match(body)
     if match:
@@ -84,18 +92,27 @@ def convert_line(line: str, extra: list[tuple[re.Pattern[str], str]] | None = No
             return None
         return match.group("indent") + text + "\n"
     for pattern, repl in [*(extra or []), *_COMPILED]:
-        body = pattern.sub(repl, body)
+        body, count = pattern.subn(repl, body)
+        if count and used is not None:
+            used[pattern.pattern] += count
     return body + "\n"
 
 
-def convert(source_text: str, source_rel: str) -> str:
+def convert(source_text: str, source_rel: str, used: Counter[str] | None = None) -> str:
     out = [HEADER.format(source=source_rel)]
     extra = [rule for prefix, rules in _PACKAGE_COMPILED.items() if source_rel.startswith(prefix) for rule in rules]
     for line in source_text.splitlines(keepends=True):
-        converted = convert_line(line, extra)
+        converted = convert_line(line, extra, used)
         if converted is not None:
             out.append(converted)
     return "".join(out)
+
+
+def unmatched_rules(used: Counter[str]) -> list[str]:
+    """The patterns of every rule (general or by package) that made no substitution according to ``used``."""
+    patterns = [pattern for pattern, _ in _COMPILED]
+    patterns += [pattern for rules in _PACKAGE_COMPILED.values() for pattern, _ in rules]
+    return [pattern.pattern for pattern in patterns if not used[pattern.pattern]]
 
 
 def targets() -> list[tuple[Path, Path]]:
@@ -117,9 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pairs = targets()
     problems: list[str] = []
+    used: Counter[str] = Counter()
     for source, target in pairs:
         rel = source.relative_to(ROOT).as_posix()
-        wanted = convert(source.read_text(encoding="utf-8"), rel)
+        wanted = convert(source.read_text(encoding="utf-8"), rel, used)
         current = target.read_text(encoding="utf-8") if target.exists() else None
         if current == wanted:
             continue
@@ -132,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"generated {target.relative_to(ROOT).as_posix()}")
     for orphan in orphans(pairs):
         problems.append(f"{orphan.relative_to(ROOT).as_posix()} has no _async source (delete it)")
+    if args.check:
+        for pattern in unmatched_rules(used):
+            problems.append(f"rule {pattern!r} matches nothing in any _async source (delete it)")
     if problems:
         print("sync twins out of date; run: python scripts/gen_sync.py", file=sys.stderr)
         for problem in problems:

@@ -3,6 +3,8 @@
 pytest_plugins = [
     "tests.fixtures.mongo",
     "tests.fixtures.postgres",
+    "tests.fixtures.pgbouncer",
     "tests.fixtures.redis",
+    "tests.fixtures.redis_cluster",
     "tests.reliability.plugin",
 ]

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/_async/ports.py by scripts/gen_sync.py; do not edit.
-"""The contracts every session-state backend implements (sync flavour; the sync twin is generated).
+"""The contracts every session-state backend implements (generated from the ``_async`` source).
 
 One Protocol per capability. The conformance suite (``tests/conformance/``) is the executable
 definition of these contracts: a behaviour that is not in it does not exist. Common rules:

@@ -15,7 +15,12 @@ from pymongo.errors import ConnectionFailure, PyMongoError
 from typer.core import TyperGroup
 
 from aimon_mongo.connection import URI_PRECEDENCE
-from aimon_mongo.errors import AimonStorageError, BackendUnavailable
+from aimon_mongo.errors import (
+    AimonStorageError,
+    BackendConnectionError,
+    BackendUnavailable,
+    VfsBackendUnavailable,
+)
 
 HINT = "start the server or pass --uri / set AIMON_MONGODB_URI"
 EXIT_FAILED = 1
@@ -69,11 +74,17 @@ def failure_line(exc: BaseException) -> str | None:
         return str(exc)
     if _caused_by(exc, ConnectionFailure):
         return f"cannot reach MongoDB at {_hosts(exc)}{_source()} ({HINT})"
-    if isinstance(exc, BackendUnavailable):
+    if isinstance(exc, BackendUnavailable) and _unreachable(exc):
         return f"{exc} ({HINT})"
     if isinstance(exc, (AimonStorageError, PyMongoError, OSError)):
         return str(exc) or type(exc).__name__
     return None
+
+
+def _unreachable(exc: BackendUnavailable) -> bool:
+    """Whether the server could not be reached: a VFS storage failure (a corrupt file, a failed move) is in
+    the same family but gets no hint about starting the server."""
+    return not isinstance(exc, BackendConnectionError) or isinstance(exc, VfsBackendUnavailable)
 
 
 def interrupted(ctx: Any) -> None:

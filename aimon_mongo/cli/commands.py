@@ -12,7 +12,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from aimon_mongo.cli import demo, inbox, initdb, langgraph, sessions, snapshots, vfs
+    from aimon_mongo.cli import console, demo, inbox, initdb, langgraph, sessions, shard, snapshots, sweep, vfs
 
     demo.register(app)
     vfs.register(app)
@@ -20,6 +20,8 @@ def register(app: typer.Typer) -> None:
     inbox.register(app)
     sessions.register(app)
     initdb.register(app)
+    shard.register(app)
+    sweep.register(app)
     _delegate(
         app,
         "schema",
@@ -27,6 +29,7 @@ def register(app: typer.Typer) -> None:
         "Persisted-schema gate: check | baseline | record | update | review | generate | finalize.",
     )
     langgraph.register(app)
+    console.register(app)
     _delegate(
         app, "standin", "aimon_mongo.standin.cli", "Local MongoDB stand-in: serve [--port P] [--data DIR] | setup."
     )

@@ -9,7 +9,6 @@ be decoded (see ``docs/operations.md``).
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,8 +22,9 @@ from aimon_mongo.cli import _context
 from aimon_mongo.cli._errors import CommandFailed
 from aimon_mongo.cli._output import JsonFlag, cell, clip, print_table, table, when
 from aimon_mongo.codec.inbound import to_json_envelope
-from aimon_mongo.model import InboundMessage, Priority
+from aimon_mongo.model import InboundMessage
 from aimon_mongo.model.record import QuarantinedEntry
+from aimon_mongo.mongo import overview
 from aimon_mongo.mongo.documents import quarantined_from_document
 
 inbox_app = typer.Typer(help="Waiting inbox entries (MongoDB): peek without consuming, stats.")
@@ -33,7 +33,7 @@ quarantine_app = typer.Typer(help="Inbox entries that could not be decoded: list
 SessionArg = Annotated[str, typer.Argument(help="Session (conversation) id.")]
 QuarantineId = Annotated[str, typer.Argument(help="Quarantine id (from 'quarantine list').")]
 Limit = Annotated[int, typer.Option("--limit", min=1, help="At most this many entries.")]
-PRIORITY_NAMES = {p.ordinal: p.name for p in Priority}
+PRIORITY_NAMES = overview.PRIORITY_NAMES
 
 
 def _message_json(message: InboundMessage) -> dict[str, Any]:
@@ -72,56 +72,9 @@ def peek(ctx: typer.Context, session_id: SessionArg, limit: Limit = 64, as_json:
     print_table(cli.console, listing, f"inbox of session {session_id} is empty")
 
 
-def _aggregate(collection: Any, pipeline: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return list(collection.aggregate(pipeline))
-
-
 def inbox_stats(database: Any, inbox: str, quarantine: str, session_id: str | None) -> list[dict[str, Any]]:
     """Per session: entries per priority, total, oldest delivery, quarantined entries (sorted by session)."""
-    match = [] if session_id is None else [{"$match": {n.F_CONVERSATION_ID: session_id}}]
-    by_priority = _aggregate(
-        database[inbox],
-        [
-            *match,
-            {
-                "$group": {
-                    "_id": {"s": f"${n.F_CONVERSATION_ID}", "p": f"${n.F_PRIORITY}"},
-                    "count": {"$sum": 1},
-                    "oldest": {"$min": f"${n.F_DELIVERED_AT}"},
-                }
-            },
-        ],
-    )
-    quarantined = _aggregate(
-        database[quarantine], [*match, {"$group": {"_id": f"${n.F_CONVERSATION_ID}", "count": {"$sum": 1}}}]
-    )
-    rows: dict[str, dict[str, Any]] = {}
-
-    def row(session: object) -> dict[str, Any]:
-        key = str(session)
-        return rows.setdefault(
-            key,
-            {
-                "session_id": key,
-                **{name: 0 for name in PRIORITY_NAMES.values()},
-                "other": 0,
-                "total": 0,
-                "oldest": None,
-                "quarantined": 0,
-            },
-        )
-
-    for group in by_priority:
-        entry = row(group["_id"].get("s"))
-        name = PRIORITY_NAMES.get(group["_id"].get("p"), "other")
-        entry[name] += group["count"]
-        entry["total"] += group["count"]
-        oldest = group.get("oldest")
-        if isinstance(oldest, datetime) and (entry["oldest"] is None or oldest < entry["oldest"]):
-            entry["oldest"] = oldest
-    for group in quarantined:
-        row(group["_id"])["quarantined"] += group["count"]
-    return [rows[key] for key in sorted(rows)]
+    return overview.inbox_stats(database, inbox, quarantine, None if session_id is None else [session_id])
 
 
 @inbox_app.command("stats")

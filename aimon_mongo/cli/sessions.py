@@ -11,11 +11,10 @@ from typing import Annotated, Any
 
 import typer
 
-from aimon_mongo import names as n
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._output import JsonFlag, cell, print_table, table, when
 from aimon_mongo.model import BackgroundTask, TaskQuery, TaskState
-from aimon_mongo.mongo.documents import alive
+from aimon_mongo.mongo.overview import lease_states
 
 leases_app = typer.Typer(help="Session leases: holder, fencing token, expiry (server time).")
 tasks_app = typer.Typer(help="Background sub-agent task records.")
@@ -27,24 +26,7 @@ def lease_rows(ctx: typer.Context, session_id: str | None) -> list[dict[str, Any
     """The lock documents (one session's, or all), each with its state on the server's clock."""
     cli = _context.of(ctx)
     locks = cli.session_database[cli.backends().collection_names.locks]
-    scope: dict[str, Any] = {} if session_id is None else {n.F_ID: session_id}
-    live = {doc[n.F_ID] for doc in locks.find({**scope, "$expr": alive(n.F_LEASE_EXPIRES_AT)}, {n.F_ID: 1})}
-    rows = []
-    for doc in locks.find(scope).sort(n.F_ID, 1):
-        holder = doc.get(n.F_HOLDER_ID)
-        state = "released" if holder is None else ("held" if doc[n.F_ID] in live else "expired")
-        token = doc.get(n.F_FENCING_TOKEN)
-        rows.append(
-            {
-                "session_id": str(doc[n.F_ID]),
-                "state": state,
-                "holder_id": holder,
-                "fencing_token": None if token is None else int(token),
-                "acquired_at": doc.get(n.F_ACQUIRED_AT),
-                "expires_at": doc.get(n.F_LEASE_EXPIRES_AT),
-            }
-        )
-    return rows
+    return lease_states(locks, None if session_id is None else [session_id])
 
 
 def _print_leases(cli: _context.CliContext, rows: list[dict[str, Any]]) -> None:

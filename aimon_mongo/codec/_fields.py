@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar, cast
 
 import pydantic_core
 
@@ -19,6 +20,18 @@ from aimon_mongo.codec._shown import found
 from aimon_mongo.codec._shown import json_type as json_type
 from aimon_mongo.codec.instant import format_instant
 from aimon_mongo.errors import CodecError
+
+E = TypeVar("E", bound=StrEnum)
+
+
+def stored_texts(members: type[E]) -> Mapping[E, E]:
+    """Each member of a stored enum -> its value as a plain ``str``, typed as the member.
+
+    The declarations (``aimon_mongo/stored``) type a stored enum field as the enum; the codecs write its
+    plain text (what every stored form holds and what comes back). A ``StrEnum`` member *is* that text, so
+    the stored dicts stay checked by mypy key by key while their values stay plain strings.
+    """
+    return cast("Mapping[E, E]", {member: member.value for member in members})
 
 
 def clip(value: str, limit: int = 40) -> str:

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
 from aimon_mongo import names as n
+from aimon_mongo.codec._fields import stored_texts
 from aimon_mongo.codec._stored import (
     compact_json,
     enum_member,
@@ -39,21 +40,24 @@ from aimon_mongo.codec._stored import (
 from aimon_mongo.codec.instant import format_instant
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.idempotency import CompletionReason, IdempotencyEntry, IdempotencyStatus, TurnResult
+from aimon_mongo.stored.idempotency import MongoIdempotencyDocument, RedisIdempotencyValue, TurnResultJson
 
 _REASONS = {r.value: r for r in CompletionReason}
 _STATUSES = {s.value: s for s in IdempotencyStatus}
+_REASON_TEXTS = stored_texts(CompletionReason)
+_STATUS_TEXTS = stored_texts(IdempotencyStatus)
 
 
 # --- result projection -------------------------------------------------------------------------------
 
 
-def encode_result(result: TurnResult) -> dict[str, Any]:
+def encode_result(result: TurnResult) -> TurnResultJson:
     """``{"success", "finalAnswer", "errorMessage", "completionReason", "wasStreamed"}`` in that order."""
     return {
         n.RESULT_SUCCESS: result.success,
         n.RESULT_FINAL_ANSWER: result.final_answer,
         n.RESULT_ERROR_MESSAGE: result.error_message,
-        n.RESULT_COMPLETION_REASON: result.completion_reason.value,
+        n.RESULT_COMPLETION_REASON: _REASON_TEXTS[result.completion_reason],
         n.RESULT_WAS_STREAMED: result.was_streamed,
     }
 
@@ -69,7 +73,8 @@ def decode_result(obj: object) -> TurnResult | None:
         success=success,
         final_answer=optional_str(doc, n.RESULT_FINAL_ANSWER),
         error_message=optional_str(doc, n.RESULT_ERROR_MESSAGE),
-        completion_reason=_REASONS.get(reason) if isinstance(reason, str) and reason in _REASONS
+        completion_reason=_REASONS.get(reason)
+        if isinstance(reason, str) and reason in _REASONS
         else CompletionReason.coarse(success),
         was_streamed=optional_bool(doc, n.RESULT_WAS_STREAMED, False),
     )
@@ -78,13 +83,13 @@ def decode_result(obj: object) -> TurnResult | None:
 # --- entry: JSON layout (Redis value) -----------------------------------------------------------------
 
 
-def entry_to_json_object(entry: IdempotencyEntry, ttl: timedelta) -> dict[str, Any]:
+def entry_to_json_object(entry: IdempotencyEntry, ttl: timedelta) -> RedisIdempotencyValue:
     """The Redis value as an object, keys in the frozen order; ``ttl`` is the span ``touch`` re-arms."""
     return {
         n.IDEM_KEY: entry.key,
         n.IDEM_CONVERSATION_ID: entry.session_id,
         n.IDEM_INPUT_HASH: entry.input_hash,
-        n.IDEM_STATUS: entry.status.value,
+        n.IDEM_STATUS: _STATUS_TEXTS[entry.status],
         n.IDEM_HOLDER_ID: entry.holder_id,
         n.IDEM_CREATED_AT: format_instant(entry.created_at),
         n.IDEM_LAST_TOUCHED_AT: format_instant(entry.last_touched_at),
@@ -107,19 +112,19 @@ def entry_from_json(text: str | bytes) -> tuple[IdempotencyEntry, int | None]:
 # --- entry: MongoDB layout ----------------------------------------------------------------------------
 
 
-def entry_to_mongo(entry: IdempotencyEntry) -> dict[str, Any]:
+def entry_to_mongo(entry: IdempotencyEntry) -> MongoIdempotencyDocument:
     """The ``idempotency_entries`` fields (``_id`` = key), without ``expiresAt``/``ttlMillis``, which the
-    store computes on the server."""
-    return {
-        n.F_ID: entry.key,
-        n.F_CONVERSATION_ID: entry.session_id,
-        n.F_INPUT_HASH: entry.input_hash,
-        n.F_STATUS: entry.status.value,
-        n.F_HOLDER_ID: entry.holder_id,
-        n.F_CREATED_AT: entry.created_at,
-        n.F_LAST_TOUCHED_AT: entry.last_touched_at,
-        n.F_RESULT: None if entry.result is None else encode_result(entry.result),
-    }
+    store computes on the server (so the document is filled key by key: mypy checks each of them)."""
+    doc = cast("MongoIdempotencyDocument", {})
+    doc[n.F_ID] = entry.key
+    doc[n.F_CONVERSATION_ID] = entry.session_id
+    doc[n.F_INPUT_HASH] = entry.input_hash
+    doc[n.F_STATUS] = _STATUS_TEXTS[entry.status]
+    doc[n.F_HOLDER_ID] = entry.holder_id
+    doc[n.F_CREATED_AT] = entry.created_at
+    doc[n.F_LAST_TOUCHED_AT] = entry.last_touched_at
+    doc[n.F_RESULT] = None if entry.result is None else encode_result(entry.result)
+    return doc
 
 
 def entry_from_mongo(doc: Mapping[str, Any]) -> IdempotencyEntry:

@@ -24,18 +24,17 @@ import base64
 import json
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from bson import ObjectId
+from pydantic import ValidationError
 
 from aimon_mongo.codec import submit_options, user_input
 from aimon_mongo.codec._fields import (
     as_utc,
     compact_json,
     json_type,
-    optional_str,
     parse_json,
-    required_str,
     text_map,
 )
 from aimon_mongo.codec._shown import found, shown
@@ -67,6 +66,14 @@ from aimon_mongo.names import (
     F_PRIORITY,
     UI_TAG_TEXT,
 )
+from aimon_mongo.stored.inbox import (
+    InboxEnvelopeJson,
+    MongoInboxDocument,
+    MongoInboxPayload,
+    PriorityName,
+    PriorityOrdinal,
+)
+from aimon_mongo.stored.submit_options import SubmitOptionsJson
 
 __all__ = [
     "from_json_envelope",
@@ -76,7 +83,8 @@ __all__ = [
     "to_mongo_document",
 ]
 
-_PRIORITY_NAME = {p: p.name for p in Priority}
+_PRIORITY_NAME = cast("dict[Priority, PriorityName]", {p: p.name for p in Priority})
+_PRIORITY_ORDINAL = cast("dict[Priority, PriorityOrdinal]", {p: p.value for p in Priority})
 _PRIORITY_BY_NAME = {p.name: p for p in Priority}
 _PRIORITY_BY_ORDINAL = {p.value: p for p in Priority}
 _EMPTY_OPTIONS = SubmitOptions.empty()
@@ -89,11 +97,10 @@ OPTIONS_MAX_DEPTH = 256  # deeper submitOptions subtrees are refused on read (th
 def to_json_envelope(msg: InboundMessage) -> str:
     """The Redis/PostgreSQL form of ``msg``: compact JSON text, keys in the frozen order."""
     inp = msg.user_input
-    out: dict[str, Any] = {
-        ENV_CONVERSATION_ID: msg.session_id,
-        ENV_AGENT_REF: msg.agent_ref,
-        ENV_USER_INPUT: inp.as_text(),
-    }
+    out: InboxEnvelopeJson = {}  # type: ignore[typeddict-item]  # filled in the frozen key order, key by key
+    out[ENV_CONVERSATION_ID] = msg.session_id
+    out[ENV_AGENT_REF] = msg.agent_ref
+    out[ENV_USER_INPUT] = inp.as_text()
     if type(inp) is not TextInput:
         out[ENV_USER_INPUT_ENCODED] = user_input.encode(inp)
     out[ENV_PRIORITY] = _PRIORITY_NAME[msg.priority]
@@ -113,7 +120,7 @@ def to_json_envelope(msg: InboundMessage) -> str:
     return compact_json(out)
 
 
-def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any]:
+def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> MongoInboxDocument:
     """The MongoDB form of ``msg`` under the pre-allocated ``object_id``.
 
     The top-level ``deliveredAt`` is the envelope's instant here; the store overwrites it with the server
@@ -122,11 +129,10 @@ def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any
     if not isinstance(object_id, ObjectId):
         raise InvalidArgumentError(f"object_id must be a bson ObjectId, got {type(object_id).__name__}")
     inp = msg.user_input
-    payload: dict[str, Any] = {
-        ENV_AGENT_REF: msg.agent_ref,
-        ENV_CONTEXT_DISCRIMINATOR: msg.context_discriminator,
-        ENV_USER_INPUT: inp.as_text(),
-    }
+    payload: MongoInboxPayload = {}  # type: ignore[typeddict-item]  # filled in the frozen key order
+    payload[ENV_AGENT_REF] = msg.agent_ref
+    payload[ENV_CONTEXT_DISCRIMINATOR] = msg.context_discriminator
+    payload[ENV_USER_INPUT] = inp.as_text()
     if type(inp) is not TextInput:
         payload[ENV_USER_INPUT_ENCODED] = user_input.encode_to_string(inp)
     payload[ENV_TURN_ID] = msg.turn_id
@@ -140,13 +146,13 @@ def to_mongo_document(msg: InboundMessage, object_id: ObjectId) -> dict[str, Any
     return {
         F_ID: object_id,
         F_CONVERSATION_ID: msg.session_id,
-        F_PRIORITY: msg.priority.value,
+        F_PRIORITY: _PRIORITY_ORDINAL[msg.priority],
         F_DELIVERED_AT: msg.delivered_at,
         F_PAYLOAD: payload,
     }
 
 
-def _options_subtree(msg: InboundMessage) -> dict[str, Any] | None:
+def _options_subtree(msg: InboundMessage) -> SubmitOptionsJson | None:
     """The ``submitOptions`` subtree, or ``None`` when the options are empty (the key is then omitted)."""
     if msg.submit_options is _EMPTY_OPTIONS:
         return None
@@ -175,7 +181,7 @@ def from_json_envelope(text: str | bytes, entry_id: str | None = None) -> Inboun
     delivered_at = parse_instant(obj.get(ENV_DELIVERED_AT), ENV_DELIVERED_AT)
     return _build(
         entry_id,
-        required_str(obj, ENV_CONVERSATION_ID),
+        obj.get(ENV_CONVERSATION_ID),
         obj,
         priority,
         delivered_at,
@@ -215,60 +221,104 @@ def from_mongo_document(doc: Mapping[str, Any]) -> InboundMessage:
     raw_options = payload.get(ENV_SUBMIT_OPTIONS)
     if raw_options is not None:
         raw_options = _bson_to_json(raw_options, 0)
-    session_id = required_str(doc, F_CONVERSATION_ID)
-    return _build(str(oid), session_id, payload, priority, as_utc(raw_at), encoded, raw_options)
+    return _build(str(oid), doc.get(F_CONVERSATION_ID), payload, priority, as_utc(raw_at), encoded, raw_options)
 
 
 def _build(
     message_id: str | None,
-    session_id: str,
+    session_id: object,
     body: Mapping[str, Any],
     priority: Priority,
     delivered_at: datetime,
     encoded: object,
     raw_options: object,
 ) -> InboundMessage:
-    """Read the keys both forms share from ``body`` (the envelope or the Mongo payload) and build.
+    """Read the keys both forms share from ``body`` (the envelope or the Mongo payload) and validate once.
 
-    Every field is checked here against the model's rules (strings stay strings: no bytes or numbers read
-    as text), so the message is built without a second validation pass. ``userInputEncoded`` is read last,
-    so only an otherwise readable envelope can log the degrade WARN.
+    The stored values go to :meth:`InboundMessage.model_validate` as they are (strict: strings stay
+    strings, no bytes or numbers read as text); a refusal is translated by :func:`_refusal` into the
+    codec's message naming the stored key. ``userInputEncoded`` is read last, so only an otherwise
+    readable envelope can log the degrade WARN.
     """
-    if is_blank(session_id):
-        raise CodecError(f"field '{ENV_CONVERSATION_ID}' is blank")
     get = body.get
-    agent_ref, text = get(ENV_AGENT_REF), get(ENV_USER_INPUT)
-    turn_id, context, key = get(ENV_TURN_ID), get(ENV_CONTEXT_DISCRIMINATOR), get(ENV_IDEMPOTENCY_KEY)
-    if not (
-        type(agent_ref) is str
-        and type(text) is str
-        and (turn_id is None or type(turn_id) is str)
-        and (context is None or type(context) is str)
-        and (key is None or type(key) is str)
-    ):  # the common case costs one test; otherwise the field readers refuse with the precise reason
-        agent_ref, text = required_str(body, ENV_AGENT_REF), required_str(body, ENV_USER_INPUT)
-        turn_id, key = optional_str(body, ENV_TURN_ID), optional_str(body, ENV_IDEMPOTENCY_KEY)
-        context = optional_str(body, ENV_CONTEXT_DISCRIMINATOR)
+    text, metadata = get(ENV_USER_INPUT), get(ENV_METADATA)
+    decoded: object = None  # the user input read from userInputEncoded, or why it could not be read
+    if encoded is not None:
+        if type(text) is not str:  # the text rendering is stored beside any encoded input
+            raise _stored_refusal(ENV_USER_INPUT, text)
+        try:
+            decoded = user_input.decode_encoded(encoded)
+        except Exception as exc:  # the degrade rule: logged below, once the rest has been read
+            decoded = exc
     fields: dict[str, Any] = {
         "id": message_id,
-        "turn_id": turn_id,
+        "turn_id": get(ENV_TURN_ID),
         "session_id": session_id,
-        "agent_ref": agent_ref,
-        "context_discriminator": context,
-        "user_input": None,
+        "agent_ref": get(ENV_AGENT_REF),
+        "context_discriminator": get(ENV_CONTEXT_DISCRIMINATOR),
+        "user_input": {"type": UI_TAG_TEXT, "text": text}
+        if decoded is None or isinstance(decoded, Exception)
+        else decoded,
         "priority": priority,
-        "idempotency_key": key,
+        "idempotency_key": get(ENV_IDEMPOTENCY_KEY),
         "initiator": decode_principal(get(ENV_INITIATOR), ENV_INITIATOR),
         "delivered_at": delivered_at,
-        "metadata": text_map(get(ENV_METADATA), ENV_METADATA),
+        "metadata": {} if metadata is None else metadata,
         "submit_options": _EMPTY_OPTIONS if raw_options is None else submit_options.decode(raw_options),
     }
-    fields["user_input"] = (
-        TextInput.from_checked_fields({"type": UI_TAG_TEXT, "text": text})
-        if encoded is None
-        else user_input.decode_or_text(encoded, text, session_id)
-    )
-    return InboundMessage.from_checked_fields(fields)
+    try:
+        msg = InboundMessage.model_validate(fields, strict=True)
+    except ValidationError as exc:
+        if _first_field(exc) != "metadata":
+            raise _refusal(exc) from None
+        # metadata values that are not text are read as text (the reference's asText()), then validated
+        fields["metadata"] = text_map(metadata, ENV_METADATA)
+        try:
+            msg = InboundMessage.model_validate(fields, strict=True)
+        except ValidationError as again:
+            raise _refusal(again) from None
+    if isinstance(decoded, Exception):
+        user_input.warn_unreadable(decoded, msg.session_id)
+    return msg
+
+
+_STORED_KEYS = {
+    "session_id": ENV_CONVERSATION_ID,
+    "agent_ref": ENV_AGENT_REF,
+    "user_input": ENV_USER_INPUT,
+    "turn_id": ENV_TURN_ID,
+    "context_discriminator": ENV_CONTEXT_DISCRIMINATOR,
+    "idempotency_key": ENV_IDEMPOTENCY_KEY,
+}
+"""Model field -> the stored key a refusal names (the fields the codec hands to the model as stored)."""
+_OPTIONAL = frozenset({ENV_TURN_ID, ENV_CONTEXT_DISCRIMINATOR, ENV_IDEMPOTENCY_KEY})
+
+
+def _first_field(exc: ValidationError) -> object:
+    loc = exc.errors(include_url=False)[0].get("loc", ())
+    return loc[0] if loc else None
+
+
+def _refusal(exc: ValidationError) -> CodecError:
+    """The model's first refusal of a stored value as the codec's message, naming the stored key."""
+    error = exc.errors(include_url=False)[0]
+    loc = error.get("loc", ())
+    key = _STORED_KEYS.get(str(loc[0])) if loc else None
+    if key is None:  # not a field read as stored: name the model's location, never the value
+        where = ".".join(str(part) for part in loc) or "message"
+        return CodecError(f"cannot reconstruct the inbox message: {where}: {error.get('type', 'invalid')}")
+    value = error.get("input")
+    if error.get("type") == "value_error" and isinstance(value, str) and is_blank(value):
+        return CodecError(f"field '{key}' is blank")
+    return _stored_refusal(key, value)
+
+
+def _stored_refusal(key: str, value: object) -> CodecError:
+    """A stored value of the wrong type under ``key`` (an absent or null one for a required key)."""
+    if value is None and key not in _OPTIONAL:
+        return CodecError(f"Missing required field '{key}'")
+    expected = "a string or absent" if key in _OPTIONAL else "a string"
+    return CodecError(f"field '{key}' must be {expected}, got {found(value, key)}")
 
 
 def _bson_to_json(value: object, depth: int) -> object:

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from aimon_mongo import names as n
-from aimon_mongo.codec._fields import clip, json_type
+from aimon_mongo.codec._fields import clip, json_type, stored_texts
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model._base import is_blank
 from aimon_mongo.model.principal import Principal, PrincipalType
+from aimon_mongo.stored._common import Principal as PrincipalJson
 
 _TYPES = {t.value: t for t in PrincipalType}
-_TYPE_NAMES = {t: t.value for t in PrincipalType}  # plain str, and faster than Enum.value
+_TYPE_NAMES = stored_texts(PrincipalType)  # plain str, and faster than Enum.value
 
 
-def encode_principal(principal: Principal) -> dict[str, Any]:
+def encode_principal(principal: Principal) -> PrincipalJson:
     """``{"type", "id", "displayName"}`` in that order."""
     return {
         n.PRINCIPAL_TYPE: _TYPE_NAMES[principal.type],

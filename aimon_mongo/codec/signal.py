@@ -8,11 +8,12 @@ written in that order. Decoding ignores unknown keys (``_id``, a foreign ``creat
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
 from aimon_mongo import names as n
+from aimon_mongo.codec._fields import stored_texts
 from aimon_mongo.codec._stored import (
     compact_json,
     enum_member,
@@ -24,18 +25,25 @@ from aimon_mongo.codec._stored import (
 )
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.signal import SessionSignal, SignalKind
+from aimon_mongo.stored.signal import RedisSignalMessage
 
 _KINDS = {k.value: k for k in SignalKind}
+_KIND_TEXTS = stored_texts(SignalKind)
 
 
-def encode_signal(signal: SessionSignal) -> dict[str, Any]:
+def encode_signal(signal: SessionSignal) -> RedisSignalMessage:
     """``{"conversationId", "kind", "originNodeId", "payload"}`` in that order."""
     return {
         n.SIG_CONVERSATION_ID: signal.session_id,
-        n.SIG_KIND: signal.kind.value,
+        n.SIG_KIND: _KIND_TEXTS[signal.kind],
         n.SIG_ORIGIN_NODE_ID: signal.origin_node_id,
         n.SIG_PAYLOAD: dict(signal.payload),
     }
+
+
+def signal_to_mongo(signal: SessionSignal) -> dict[str, Any]:
+    """:func:`encode_signal` as the mutable document PyMongo's ``insert_one`` takes (it adds ``_id``)."""
+    return cast("dict[str, Any]", encode_signal(signal))
 
 
 def decode_signal(obj: object) -> SessionSignal:
@@ -66,4 +74,3 @@ def signal_to_json(signal: SessionSignal) -> str:
 def signal_from_json(text: str | bytes) -> SessionSignal:
     """Decode the JSON text form; refuses with :class:`CodecError` only."""
     return decode_signal(parse_json_object(text, "signal"))
-

@@ -22,6 +22,7 @@ from aimon_mongo.codec.principal import decode_principal, encode_principal
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.principal import Principal
 from aimon_mongo.model.submit_options import LlmCallMetadata, SubmitOptions, principal_from_text
+from aimon_mongo.stored.submit_options import LlmCallMetadataJson, SubmitOptionsJson
 
 TOP_LEVEL_FIELDS = frozenset(
     {n.SO_PRINCIPAL, n.SO_SYSTEM_PROMPT_VARIABLES, n.SO_EXECUTION_ATTRIBUTES, n.SO_LLM_CALL_METADATA}
@@ -37,9 +38,9 @@ _LLM_TEXT_FIELDS = (
 )
 
 
-def encode(options: SubmitOptions) -> dict[str, Any]:
+def encode(options: SubmitOptions) -> SubmitOptionsJson:
     """The subtree of ``options``; ``{}`` when they are empty (callers then omit the key)."""
-    out: dict[str, Any] = {}
+    out: SubmitOptionsJson = {}
     if options.principal is not None:
         out[n.SO_PRINCIPAL] = encode_principal(options.principal)
     if options.system_prompt_variables:
@@ -48,11 +49,13 @@ def encode(options: SubmitOptions) -> dict[str, Any]:
         out[n.SO_EXECUTION_ATTRIBUTES] = dict(options.execution_attributes)
     llm = options.llm_call_metadata
     if llm is not None and not llm.is_empty():
-        meta: dict[str, Any] = {}
-        for key, attr in _LLM_TEXT_FIELDS:
-            value = getattr(llm, attr)
-            if value is not None:
-                meta[key] = value
+        meta: LlmCallMetadataJson = {}
+        if llm.component is not None:
+            meta[n.LLM_COMPONENT] = llm.component
+        if llm.parent_component is not None:
+            meta[n.LLM_PARENT_COMPONENT] = llm.parent_component
+        if llm.feature is not None:
+            meta[n.LLM_FEATURE] = llm.feature
         if llm.principal is not None:
             meta[n.LLM_PRINCIPAL] = encode_principal(llm.principal)
         if llm.trace_id is not None:

@@ -15,12 +15,13 @@ Decoding accepts either instant form; a missing ``outputOffset`` is 0 and a miss
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from bson.int64 import Int64
 from pydantic import ValidationError
 
 from aimon_mongo import names as n
+from aimon_mongo.codec._fields import stored_texts
 from aimon_mongo.codec._stored import (
     compact_json,
     enum_member,
@@ -37,54 +38,53 @@ from aimon_mongo.codec.instant import format_instant
 from aimon_mongo.codec.principal import decode_principal, encode_principal
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.task import BackgroundTask, TaskState
+from aimon_mongo.stored.background_task import MongoBackgroundTaskDocument, RedisBackgroundTaskValue
 
 _STATES = {s.value: s for s in TaskState}
 
-_MONGO_ORDER = (
-    n.F_ID, n.TASK_SUBAGENT_NAME, n.TASK_DESCRIPTION, n.TASK_STATE, n.TASK_START_TIME, n.TASK_OUTPUT_OFFSET,
-    n.TASK_END_TIME, n.TASK_OWNER, n.TASK_CONTEXT_ID, n.TASK_LAST_HEARTBEAT,
-)  # fmt: skip
-_JSON_ORDER = (
-    n.TASK_TASK_ID, n.TASK_SUBAGENT_NAME, n.TASK_STATE, n.TASK_START_TIME, n.TASK_END_TIME,
-    n.TASK_OUTPUT_OFFSET, n.TASK_DESCRIPTION, n.TASK_OWNER, n.TASK_CONTEXT_ID, n.TASK_LAST_HEARTBEAT,
-)  # fmt: skip
-_INSTANTS = (n.TASK_START_TIME, n.TASK_END_TIME, n.TASK_LAST_HEARTBEAT)
+_STATE_TEXTS = stored_texts(TaskState)
 
 
-def _fields(task: BackgroundTask, id_key: str) -> dict[str, Any]:
-    """Every present field by stored key (instants still as datetimes)."""
-    fields: dict[str, Any] = {
-        id_key: task.task_id,
+def task_to_mongo(task: BackgroundTask) -> MongoBackgroundTaskDocument:
+    """The ``background_task`` document (``_id`` = task id, ``outputOffset`` as int64), keys in the frozen
+    order; absent optional fields are omitted."""
+    doc: MongoBackgroundTaskDocument = {
+        n.F_ID: task.task_id,
         n.TASK_SUBAGENT_NAME: task.subagent_name,
         n.TASK_DESCRIPTION: task.description,
-        n.TASK_STATE: task.state.value,
+        n.TASK_STATE: _STATE_TEXTS[task.state],
         n.TASK_START_TIME: task.start_time,
-        n.TASK_OUTPUT_OFFSET: task.output_offset,
+        n.TASK_OUTPUT_OFFSET: Int64(task.output_offset),
     }
-    optional = {
-        n.TASK_END_TIME: task.end_time,
-        n.TASK_OWNER: None if task.owner is None else encode_principal(task.owner),
-        n.TASK_CONTEXT_ID: task.agent_runtime_id,
-        n.TASK_LAST_HEARTBEAT: task.last_heartbeat,
-    }
-    fields.update((k, v) for k, v in optional.items() if v is not None)
-    return fields
+    if task.end_time is not None:
+        doc[n.TASK_END_TIME] = task.end_time
+    if task.owner is not None:
+        doc[n.TASK_OWNER] = encode_principal(task.owner)
+    if task.agent_runtime_id is not None:
+        doc[n.TASK_CONTEXT_ID] = task.agent_runtime_id
+    if task.last_heartbeat is not None:
+        doc[n.TASK_LAST_HEARTBEAT] = task.last_heartbeat
+    return doc
 
 
-def task_to_mongo(task: BackgroundTask) -> dict[str, Any]:
-    """The ``background_task`` document (``_id`` = task id, ``outputOffset`` as int64)."""
-    fields = _fields(task, n.F_ID)
-    fields[n.TASK_OUTPUT_OFFSET] = Int64(task.output_offset)
-    return {key: fields[key] for key in _MONGO_ORDER if key in fields}
-
-
-def task_to_json_object(task: BackgroundTask) -> dict[str, Any]:
-    """The Redis value as an object (instants as ISO-8601 text)."""
-    fields = _fields(task, n.TASK_TASK_ID)
-    for key in _INSTANTS:
-        if key in fields:
-            fields[key] = format_instant(fields[key])
-    return {key: fields[key] for key in _JSON_ORDER if key in fields}
+def task_to_json_object(task: BackgroundTask) -> RedisBackgroundTaskValue:
+    """The Redis value as an object (instants as ISO-8601 text), keys in the frozen order."""
+    out = cast("RedisBackgroundTaskValue", {})  # filled in the frozen key order; mypy checks every key
+    out[n.TASK_TASK_ID] = task.task_id
+    out[n.TASK_SUBAGENT_NAME] = task.subagent_name
+    out[n.TASK_STATE] = _STATE_TEXTS[task.state]
+    out[n.TASK_START_TIME] = format_instant(task.start_time)
+    if task.end_time is not None:
+        out[n.TASK_END_TIME] = format_instant(task.end_time)
+    out[n.TASK_OUTPUT_OFFSET] = task.output_offset
+    out[n.TASK_DESCRIPTION] = task.description
+    if task.owner is not None:
+        out[n.TASK_OWNER] = encode_principal(task.owner)
+    if task.agent_runtime_id is not None:
+        out[n.TASK_CONTEXT_ID] = task.agent_runtime_id
+    if task.last_heartbeat is not None:
+        out[n.TASK_LAST_HEARTBEAT] = format_instant(task.last_heartbeat)
+    return out
 
 
 def task_to_json(task: BackgroundTask) -> str:
@@ -123,4 +123,3 @@ def decode_task(obj: object, id_key: str) -> BackgroundTask:
         return BackgroundTask(**fields)
     except ValidationError:
         raise CodecError("Cannot reconstruct the background task") from None
-

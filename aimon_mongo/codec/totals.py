@@ -12,6 +12,7 @@ from typing import Any
 from aimon_mongo import names as n
 from aimon_mongo.codec._stored import compact_json, optional_int, parse_json_object, require_object
 from aimon_mongo.model.record import SessionTotals
+from aimon_mongo.stored.session_record import SessionTotalsJson
 
 _KEYS = (
     (n.TOTALS_TURN_COUNT, "turn_count"),
@@ -23,9 +24,16 @@ _KEYS = (
 )
 
 
-def encode_totals(totals: SessionTotals) -> dict[str, int]:
+def encode_totals(totals: SessionTotals) -> SessionTotalsJson:
     """Every counter under its stored key, in the frozen order."""
-    return {key: getattr(totals, attr) for key, attr in _KEYS}
+    return {
+        n.TOTALS_TURN_COUNT: totals.turn_count,
+        n.TOTALS_ITERATIONS: totals.iterations,
+        n.TOTALS_PROMPT_TOKENS: totals.prompt_tokens,
+        n.TOTALS_COMPLETION_TOKENS: totals.completion_tokens,
+        n.TOTALS_TOTAL_TOKENS: totals.total_tokens,
+        n.TOTALS_REASONING_TOKENS: totals.reasoning_tokens,
+    }
 
 
 def decode_totals(obj: object) -> SessionTotals:

@@ -34,6 +34,7 @@ from aimon_mongo.model.user_input import (
     TextInput,
     UserInput,
 )
+from aimon_mongo.stored.user_input import UserInputJson
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ _ADAPTER: TypeAdapter[UserInput] = TypeAdapter(UserInput)
 TYPE_TAGS = frozenset({n.UI_TAG_TEXT, n.UI_TAG_IMAGE, n.UI_TAG_AUDIO, n.UI_TAG_FILE, n.UI_TAG_MULTIMODAL})
 
 
-def encode(inp: UserInput) -> dict[str, Any]:
+def encode(inp: UserInput) -> UserInputJson:
     """The JSON object of ``inp`` (keys in the frozen write order).
 
     Refuses a multimodal input nested deeper than :data:`MAX_NESTING` with :class:`CodecError`: no reader
@@ -51,7 +52,7 @@ def encode(inp: UserInput) -> dict[str, Any]:
     return _encode(inp, 0)
 
 
-def _encode(inp: UserInput, depth: int) -> dict[str, Any]:
+def _encode(inp: UserInput, depth: int) -> UserInputJson:
     if isinstance(inp, TextInput):
         return {n.UI_TYPE: n.UI_TAG_TEXT, n.UI_TEXT: inp.text}
     if isinstance(inp, ImageInput):
@@ -103,14 +104,24 @@ def decode_or_text(encoded: object, text: str, where: str | None) -> UserInput:
     if encoded is None:
         return TextInput(text=text)
     try:
-        return decode_from_string(encoded) if isinstance(encoded, str) else decode(encoded)
+        return decode_encoded(encoded)
     except Exception as exc:  # the line is the field, not the kind of failure
-        log.warning(
-            "unreadable userInputEncoded for session %s; using its text rendering instead: %s",
-            log_name(where),
-            _reason(exc),
-        )
+        warn_unreadable(exc, where)
         return TextInput(text=text)
+
+
+def decode_encoded(encoded: object) -> UserInput:
+    """Strictly read a present ``userInputEncoded`` value: JSON text (MongoDB) or a JSON object."""
+    return decode_from_string(encoded) if isinstance(encoded, str) else decode(encoded)
+
+
+def warn_unreadable(exc: Exception, where: str | None) -> None:
+    """The one WARN of the degrade rule: names ``where`` (a session id) and the reason, never the payload."""
+    log.warning(
+        "unreadable userInputEncoded for session %s; using its text rendering instead: %s",
+        log_name(where),
+        _reason(exc),
+    )
 
 
 def _reason(exc: Exception) -> str:

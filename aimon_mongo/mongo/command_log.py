@@ -17,11 +17,12 @@ counted; they are not what an operation costs.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pymongo import monitoring
@@ -47,11 +48,15 @@ class SeenCommand:
     upsert: bool = False
     command: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """The command document itself, for classification in tests; never logged or shown."""
+    origin: tuple[str, ...] = ()
+    """With ``CommandLog(origins=True)``: the ``aimon_mongo`` functions on the stack that sent the command,
+    innermost first (``"MongoSessionInbox.deliver"``, the ``Async`` prefix dropped); empty when the
+    library did not send it (a test's own command)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Recording:
-    """The commands seen while one :meth:`CommandLog.recording` block ran."""
+    """The commands seen while one :meth:`CommandLog.recording` block ran (compared by identity)."""
 
     commands: list[SeenCommand] = field(default_factory=list)
 
@@ -68,11 +73,13 @@ class Recording:
 class CommandLog(monitoring.CommandListener):
     """A ``CommandListener`` that records the commands sent while a :meth:`recording` block is open.
 
-    Thread-safe; recordings may nest (each sees every command sent while it is open)."""
+    Thread-safe; recordings may nest (each sees every command sent while it is open). ``origins=True``
+    also records which library functions sent each command (:attr:`SeenCommand.origin`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, origins: bool = False) -> None:
         self._lock = threading.Lock()
         self._open: list[Recording] = []
+        self._origins = origins
 
     @contextmanager
     def recording(self) -> Iterator[Recording]:
@@ -93,6 +100,8 @@ class CommandLog(monitoring.CommandListener):
             if not self._open:
                 return
             seen = describe(event.command_name, event.database_name, event.command)
+            if self._origins:
+                seen = replace(seen, origin=library_callers())
             for recording in self._open:
                 recording.commands.append(seen)
 
@@ -123,3 +132,15 @@ def _statements(name: str, command: Mapping[str, Any]) -> list[Any]:
     key = {"update": "updates", "delete": "deletes", "insert": "documents"}.get(name)
     value = command.get(key) if key else None
     return list(value) if isinstance(value, list) else []
+
+
+def library_callers() -> tuple[str, ...]:
+    """The ``aimon_mongo`` functions on the current stack (async frames included), innermost first."""
+    found: list[str] = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith("aimon_mongo.") and module != __name__:
+            found.append(frame.f_code.co_qualname.removeprefix("Async"))
+        frame = frame.f_back  # type: ignore[assignment]
+    return tuple(found)

@@ -97,13 +97,11 @@ def lease_from_document(doc: Mapping[str, Any]) -> Lease:
     token = optional_int(doc, n.F_FENCING_TOKEN, 0)
     if token < 1:
         raise CodecError(f"lock document of session {doc.get(n.F_ID)!r} has no valid fencing token")
-    return Lease.from_checked_fields(
-        {
-            "session_id": required_id(doc, n.F_ID),
-            "holder_id": required_id(doc, n.F_HOLDER_ID),
-            "fencing_token": token,
-            "expires_at": instant(doc.get(n.F_LEASE_EXPIRES_AT), n.F_LEASE_EXPIRES_AT),
-        }
+    return Lease(
+        session_id=required_id(doc, n.F_ID),
+        holder_id=required_id(doc, n.F_HOLDER_ID),
+        fencing_token=token,
+        expires_at=instant(doc.get(n.F_LEASE_EXPIRES_AT), n.F_LEASE_EXPIRES_AT),
     )
 
 
@@ -193,6 +191,7 @@ def quarantined_from_document(doc: Mapping[str, Any]) -> QuarantinedEntry:
 
 
 # --- background tasks -----------------------------------------------------------------------------
+
 
 def task_filter(query: TaskQuery | None) -> dict[str, Any]:
     """The server-side filter of ``query`` (``{}`` matches everything)."""

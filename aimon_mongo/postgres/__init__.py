@@ -1,12 +1,23 @@
 """PostgreSQL backend of the session stores (psycopg 3; async source in ``_async/``, sync twin generated).
 
 Schema: ``sql/V1__init.sql`` and ``sql/V2__session_log_segment.sql`` (the reference's DDL) plus our
-additive ``sql/V3__aimon_additions.sql``, applied by :func:`ensure_schema` only when asked.
+additive ``sql/V3__aimon_additions.sql`` onwards (``V4`` indexes, ``V5`` the token floor), applied by
+:func:`ensure_schema` only when asked. Retention: :meth:`PostgresSessionBackends.sweep` (:class:`SweepReport`).
 """
 
 from aimon_mongo.postgres._async.backends import AsyncPostgresSessionBackends
 from aimon_mongo.postgres._async.schema import ensure_schema as ensure_schema_async
 from aimon_mongo.postgres._sync.backends import PostgresSessionBackends
 from aimon_mongo.postgres._sync.schema import ensure_schema
+from aimon_mongo.postgres.replication import ReplicationGuard, ReplicationReport
+from aimon_mongo.postgres.retention import SweepReport
 
-__all__ = ["AsyncPostgresSessionBackends", "PostgresSessionBackends", "ensure_schema", "ensure_schema_async"]
+__all__ = [
+    "AsyncPostgresSessionBackends",
+    "PostgresSessionBackends",
+    "ReplicationGuard",
+    "ReplicationReport",
+    "SweepReport",
+    "ensure_schema",
+    "ensure_schema_async",
+]

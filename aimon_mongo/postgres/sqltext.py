@@ -2,7 +2,8 @@
 
 Templates name tables by placeholder (``{inbox}``, ``{lock}``...); :func:`qualify` replaces each with the
 quoted ``"schema"."table"`` identifier and returns plain text, so psycopg sees the same query bytes on
-every call (and prepares them after a few executions). Values always travel as ``%s`` parameters.
+every call (and prepares them after a few executions, unless the bundle is ``pooled``). Values always
+travel as ``%s`` parameters.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ TABLES: dict[str, str] = {
     "record": n.PG_SESSION_RECORD,
     "segment": n.PG_SESSION_LOG_SEGMENT,
     "session_fence": n.PG_SESSION_FENCE,
+    "token_floor": n.PG_TOKEN_FLOOR,
 }
 
 

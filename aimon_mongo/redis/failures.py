@@ -21,7 +21,11 @@ STALE_FENCE_MARK = "AIMON_STALE_FENCE"
 
 
 def endpoint_of(client: Any) -> str:
-    """``host:port`` (or the socket path) of a redis-py client, for error messages."""
+    """``host:port`` (or the socket path) of a redis-py client, for error messages (a cluster client: the
+    node it was built with, as ``cluster host:port``)."""
+    nodes = getattr(getattr(client, "nodes_manager", None), "startup_nodes", None)
+    if nodes:
+        return f"cluster {next(iter(nodes))}"
     kwargs = getattr(getattr(client, "connection_pool", None), "connection_kwargs", {}) or {}
     if kwargs.get("path"):
         return f"unix:{kwargs['path']}"

@@ -6,7 +6,7 @@ key itself. Default layout (reference §4.1; the prefixes' inconsistency with ea
     aimon:inbox:<id>:NOW|NEXT|LATER           inbox streams, field "p" = envelope JSON
     aimon:inbox:<id>:quarantine               ours: stream of entries that could not be decoded
     aimon:conv:lock:<id>                      lease, "<holder>:<token>" with PX
-    aimon:conv:lock:fence:<id>                fencing counter (INCR, never expires)
+    aimon:conv:lock:fence:<id>                fencing counter (max(counter + 1, TIME ms x 1024), never expires)
     aimon:conv:control:<id>                   pub/sub: INTERRUPT EVICT YIELD MESSAGE_ENQUEUED TURN_RESULT
     aimon:conv:events:<id>                    pub/sub: EVENT STATUS
     aimon:conv:idem:<key>                     idempotency entry JSON with PX
@@ -18,6 +18,22 @@ key itself. Default layout (reference §4.1; the prefixes' inconsistency with ea
 
 SCAN patterns escape the glob characters of the prefixes, and ids are never put into a pattern, so an id
 such as ``*`` or ``a[bc]`` matches nothing but its own keys.
+
+The opt-in **cluster layout** (``RedisKeys(prefixes, cluster=True)``, for deployments with only Python
+nodes: reference nodes cannot read it) writes every session-scoped id as the hash tag ``{s:<id>}`` the
+frozen segment keys already carry, so all keys of one session share a Redis Cluster slot and every
+multi-key script touches one slot; background tasks share the tag ``{tasks}`` with their index set::
+
+    aimon:inbox:{s:<id>}:NOW|NEXT|LATER|quarantine
+    aimon:conv:lock:{s:<id>}   aimon:conv:lock:fence:{s:<id>}
+    aimon:conv:control:{s:<id>}   aimon:conv:events:{s:<id>}      (sharded pub/sub channels)
+    aimon:session:record:{s:<id>}
+    aimon:subagent:task:{tasks}:<taskId>   aimon:subagent:task:{tasks}:index
+    (idempotency entries, segments and the write fence: as in the default layout)
+
+Redis hashes the text between the first ``{`` and the first ``}`` after it, so an id holding ``}`` still
+maps all its keys to one slot (the tag ends early, the same way for each key). The prefixes of a cluster
+layout may not contain ``{`` or ``}``.
 """
 
 from __future__ import annotations
@@ -80,47 +96,67 @@ class RedisKeyPrefixes:
         return replace(self, **{spec.name: f"{root}:{getattr(self, spec.name)}" for spec in fields(self)})
 
 
-class RedisKeys:
-    """Builds every key and channel of one backend bundle from its prefixes."""
+CLUSTER_TASK_TAG = "{tasks}"
+"""The hash tag every background-task key carries in the cluster layout (with the index set: one slot)."""
 
-    def __init__(self, prefixes: RedisKeyPrefixes | None = None) -> None:
+
+class RedisKeys:
+    """Builds every key and channel of one backend bundle from its prefixes (``cluster``: the cluster layout)."""
+
+    def __init__(self, prefixes: RedisKeyPrefixes | None = None, *, cluster: bool = False) -> None:
         self.prefixes = prefixes if prefixes is not None else RedisKeyPrefixes()
+        if not isinstance(cluster, bool):
+            raise InvalidArgumentError(f"cluster must be a bool, got {type(cluster).__name__}")
+        self.cluster = cluster
+        if cluster:
+            for spec in fields(self.prefixes):
+                value = getattr(self.prefixes, spec.name)
+                if "{" in value or "}" in value:
+                    raise InvalidArgumentError(
+                        f"key_prefixes.{spec.name} must not contain '{{' or '}}' in the cluster layout, got {value!r}"
+                    )
+        self._open = n.REDIS_HASH_TAG_OPEN if cluster else ""
+        self._close = n.REDIS_HASH_TAG_CLOSE if cluster else ""
+
+    def _sid(self, session_id: str) -> str:
+        """The session id as it appears in a session-scoped key: bare, or as the hash tag ``{s:<id>}``."""
+        return f"{self._open}{require_id(session_id, 'session_id')}{self._close}"
 
     # --- inbox ---
     def inbox_stream(self, session_id: str, priority: Priority) -> str:
-        return f"{self.prefixes.inbox}:{require_id(session_id, 'session_id')}:{priority.name}"
+        return f"{self.prefixes.inbox}:{self._sid(session_id)}:{priority.name}"
 
     def inbox_streams(self, session_id: str, max_priority: Priority = Priority.LATER) -> list[str]:
         """The tier streams ``NOW`` .. ``max_priority``, in priority order."""
         return [self.inbox_stream(session_id, p) for p in Priority if p <= max_priority]
 
     def quarantine(self, session_id: str) -> str:
-        return f"{self.prefixes.inbox}:{require_id(session_id, 'session_id')}:{n.REDIS_QUARANTINE_SUFFIX}"
+        return f"{self.prefixes.inbox}:{self._sid(session_id)}:{n.REDIS_QUARANTINE_SUFFIX}"
 
     def quarantine_pattern(self) -> str:
-        return f"{glob_escape(self.prefixes.inbox)}:*:{n.REDIS_QUARANTINE_SUFFIX}"
+        return f"{glob_escape(self.prefixes.inbox)}:{self._open}*{self._close}:{n.REDIS_QUARANTINE_SUFFIX}"
 
     def session_of_quarantine(self, key: str) -> str | None:
-        return _between(key, f"{self.prefixes.inbox}:", f":{n.REDIS_QUARANTINE_SUFFIX}")
+        return _between(key, f"{self.prefixes.inbox}:{self._open}", f"{self._close}:{n.REDIS_QUARANTINE_SUFFIX}")
 
     # --- lease ---
     def lock(self, session_id: str) -> str:
-        return f"{self.prefixes.lock}:{n.REDIS_LOCK_SEGMENT}:{require_id(session_id, 'session_id')}"
+        return f"{self.prefixes.lock}:{n.REDIS_LOCK_SEGMENT}:{self._sid(session_id)}"
 
     def lock_fence(self, session_id: str) -> str:
-        return f"{self.prefixes.lock}:{n.REDIS_FENCE_SEGMENT}:{require_id(session_id, 'session_id')}"
+        return f"{self.prefixes.lock}:{n.REDIS_FENCE_SEGMENT}:{self._sid(session_id)}"
 
     # --- signals ---
     def control_channel(self, session_id: str) -> str:
-        return f"{self.prefixes.signals}:{n.REDIS_CONTROL_SEGMENT}:{require_id(session_id, 'session_id')}"
+        return f"{self.prefixes.signals}:{n.REDIS_CONTROL_SEGMENT}:{self._sid(session_id)}"
 
     def events_channel(self, session_id: str) -> str:
-        return f"{self.prefixes.signals}:{n.REDIS_EVENTS_SEGMENT}:{require_id(session_id, 'session_id')}"
+        return f"{self.prefixes.signals}:{n.REDIS_EVENTS_SEGMENT}:{self._sid(session_id)}"
 
     def session_of_channel(self, channel: str) -> str | None:
         """The session id of a control or events channel, ``None`` for any other channel."""
         for segment in (n.REDIS_CONTROL_SEGMENT, n.REDIS_EVENTS_SEGMENT):
-            sid = _between(channel, f"{self.prefixes.signals}:{segment}:", "")
+            sid = _between(channel, f"{self.prefixes.signals}:{segment}:{self._open}", self._close)
             if sid is not None:
                 return sid
         return None
@@ -139,20 +175,23 @@ class RedisKeys:
             raise InvalidArgumentError(
                 f"task_id {task_id!r} is reserved on Redis: {self.task_index()!r} is the index set"
             )
-        return f"{self.prefixes.tasks}:{task_id}"
+        return f"{self._task_root()}:{task_id}"
 
     def task_index(self) -> str:
-        return f"{self.prefixes.tasks}:{n.REDIS_INDEX_SUFFIX}"
+        return f"{self._task_root()}:{n.REDIS_INDEX_SUFFIX}"
+
+    def _task_root(self) -> str:
+        return f"{self.prefixes.tasks}:{CLUSTER_TASK_TAG}" if self.cluster else self.prefixes.tasks
 
     # --- session records ---
     def record(self, session_id: str) -> str:
-        return f"{self.prefixes.records}:{require_id(session_id, 'session_id')}"
+        return f"{self.prefixes.records}:{self._sid(session_id)}"
 
     def record_pattern(self) -> str:
-        return f"{glob_escape(self.prefixes.records)}:*"
+        return f"{glob_escape(self.prefixes.records)}:{self._open}*{self._close}"
 
     def session_of_record(self, key: str) -> str | None:
-        return _between(key, f"{self.prefixes.records}:", "")
+        return _between(key, f"{self.prefixes.records}:{self._open}", self._close)
 
     # --- log segments and the write fence ---
     def _tag(self, session_id: str) -> str:

@@ -66,7 +66,11 @@ def conformance_errors(root: str, value: object, *, declarations: str = DEFAULT_
 
     A ``str``/``bytes`` value for a root that is not itself text is parsed as JSON first.
     """
-    inventory = _inventory(declarations)
+    return inventory_errors(_inventory(declarations), root, value)
+
+
+def inventory_errors(inventory: Inventory, root: str, value: object) -> list[str]:
+    """:func:`conformance_errors` against an inventory already loaded (the gate's own, in ``check``)."""
     if root not in inventory.roots:
         raise SchemaGateError("unknown-root", f"no declared root {root!r} (known: {', '.join(inventory.roots)})")
     graph = inventory.roots[root].graph

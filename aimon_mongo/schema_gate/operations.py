@@ -13,6 +13,7 @@ from typing import Any, Final
 from aimon_mongo.errors import SchemaGateError
 from aimon_mongo.schema_gate import checkpoints as cps
 from aimon_mongo.schema_gate.classify import Change, classify
+from aimon_mongo.schema_gate.conformance import inventory_errors
 from aimon_mongo.schema_gate.docs import render as render_docs
 from aimon_mongo.schema_gate.history import Delta, History, build_history, pending
 from aimon_mongo.schema_gate.inventory import Inventory
@@ -25,6 +26,7 @@ from aimon_mongo.schema_gate.records import (
     read_prose_file,
     write_record,
 )
+from aimon_mongo.schema_gate.samples import sample_problems
 
 OUTCOME_SCHEMA_VERSION: Final = 1
 
@@ -181,6 +183,8 @@ def check(project: Project) -> Outcome:
             )
         )
     problems += _freshness(project, state.inventory)
+    if project.declarations == DEFAULT_DECLARATIONS:  # the codecs of this package write these declarations
+        problems += sample_problems(lambda root, value: inventory_errors(state.inventory, root, value))
     if problems:
         return Outcome("check", False, f"schema gate: {len(problems)} problem(s)", problems[0].code, changes, problems)
     finalized = len(checkpoints[-1].accepted) if checkpoints else 0

@@ -15,6 +15,7 @@ from aimon_mongo.schema_gate.declare import (
     Format,
     Int64,
     PgBigint,
+    PgBoolean,
     PgText,
     PgTimestamptz,
     StoredRoot,
@@ -56,3 +57,12 @@ class PostgresLeaseFenceRow(TypedDict):
 
     conversation_id: PgText
     next_token: PgBigint
+
+
+@root("postgres.lease.token-floor-row", FAMILY)
+class PostgresTokenFloorRow(TypedDict):
+    """Ours: the one row of ``aimon_token_floor``, the highest token any swept fence row had issued or
+    accepted; every new ``conversation_lock_fence`` row starts above it (trigger ``aimon_lock_fence_floor``)."""
+
+    id: PgBoolean
+    highest_swept: PgBigint

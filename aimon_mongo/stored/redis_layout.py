@@ -59,7 +59,8 @@ REDIS_LOG_SEGMENT_CREATED: Final = StoredRoot("redis.log-segment.created-value",
 """A value of ``aimon:session:segment:{s:<id>}:created`` (field = segment id): epoch milliseconds."""
 
 REDIS_LEASE_FENCE_COUNTER: Final = StoredRoot("redis.lease.fence-counter", LEASE, str)
-"""``aimon:conv:lock:fence:<id>``: the last issued fencing token (INCR, decimal text, never expires)."""
+"""``aimon:conv:lock:fence:<id>``: the last issued fencing token (decimal text, never expires): ours set it to
+``max(counter + 1, TIME ms x 1024)``, reference nodes ``INCR`` it."""
 
 
 @root("redis.inbox.quarantine-entry", INBOX)

@@ -110,8 +110,8 @@ def fake_results(expected: dict[str, tuple[str, ...]]) -> list[Result]:
 def test_every_benchmark_declares_cases_and_the_page_shows_each_one() -> None:
     expected = expected_cases()
     assert list(expected) == [
-        "codec", "MongoDB session", "Redis session", "PostgreSQL session", "VFS", "snapshots", "langgraph",
-        "deepagents backend",
+        "codec", "MongoDB session", "Redis session", "PostgreSQL session", "PostgreSQL failover guard", "VFS",
+        "snapshots", "langgraph", "deepagents backend", "PostgreSQL at scale",
     ]  # fmt: skip
     assert all(expected.values())
     results = fake_results(expected)

@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 
 from tests.conformance.backends import load_all
+from tests.router_check import router_check
+
+__all__ = ["router_check"]
 
 _FAMILIES = load_all()
 

@@ -76,6 +76,11 @@ V3_STATEMENTS = [
     "updated_at timestamptz not null default now())",
 ]
 
+V4_STATEMENTS = [
+    "create index if not exists background_task_owner_idx on background_task(owner_type,owner_id,start_time)",
+    "create index if not exists session_log_segment_scan_idx on session_log_segment(session_id,created_at)",
+]
+
 
 def _sql(name: str) -> str:
     return resources.files("aimon_mongo.postgres").joinpath("sql", name).read_text(encoding="utf-8")
@@ -127,6 +132,22 @@ def test_v3_is_additive_and_ours() -> None:
     statements = _statements(_sql("V3__aimon_additions.sql"))
     assert statements == V3_STATEMENTS
     assert not any(table in s for s in statements for table in V1_TABLES if f" {table}(" in s)
+
+
+def test_v4_adds_indexes_only() -> None:
+    assert _statements(_sql("V4__scale_indexes.sql")) == V4_STATEMENTS
+
+
+def test_v5_token_floor_row_and_trigger(pg_schema: str, pg_conn: psycopg.Connection[Any]) -> None:
+    """The floor table holds its one row from the start, and the trigger guards every counter insert."""
+    assert pg_conn.execute(f'SELECT id, highest_swept FROM "{pg_schema}".aimon_token_floor').fetchall() == [(True, 0)]
+    triggers = pg_conn.execute(
+        "SELECT t.tgname, c.relname, p.proname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+        "JOIN pg_namespace s ON s.oid = c.relnamespace JOIN pg_proc p ON p.oid = t.tgfoid "
+        "WHERE s.nspname = %s AND NOT t.tgisinternal",
+        [pg_schema],
+    ).fetchall()
+    assert triggers == [("aimon_lock_fence_floor", "conversation_lock_fence", "aimon_lock_fence_floor")]
 
 
 def _live_columns(conn: psycopg.Connection[Any], schema: str) -> dict[str, list[tuple[Any, ...]]]:
@@ -229,6 +250,10 @@ LIVE_COLUMNS = {
         ("highest_token", "bigint", "NO", None),
         ("updated_at", TS, "NO", "now()"),
     ],
+    "aimon_token_floor": [
+        ("id", "boolean", "NO", "true"),
+        ("highest_swept", "bigint", "NO", "0"),
+    ],
     "aimon_schema_version": [
         ("version", "integer", "NO", None),
         ("name", "text", "NO", None),
@@ -252,12 +277,15 @@ LIVE_INDEXES = {
     "background_task_pkey": ("background_task", "(task_id)"),
     "background_task_state_idx": ("background_task", "(state)"),
     "background_task_context_idx": ("background_task", "(context_id)"),
+    "background_task_owner_idx": ("background_task", "(owner_type, owner_id, start_time)"),
     "session_record_pkey": ("session_record", "(session_id)"),
     "session_log_segment_pkey": ("session_log_segment", "(session_id, segment_id)"),
+    "session_log_segment_scan_idx": ("session_log_segment", "(session_id, created_at)"),
     "conversation_inbox_quarantine_pkey": ("conversation_inbox_quarantine", "(id)"),
     "conversation_inbox_quarantine_conv_idx": ("conversation_inbox_quarantine", "(conversation_id, id)"),
     "session_fence_pkey": ("session_fence", "(session_id)"),
     "aimon_schema_version_pkey": ("aimon_schema_version", "(version)"),
+    "aimon_token_floor_pkey": ("aimon_token_floor", "(id)"),
 }
 
 
@@ -287,6 +315,7 @@ def test_server_tables_in_creation_order(pg_schema: str, pg_conn: psycopg.Connec
         "session_log_segment",
         "conversation_inbox_quarantine",
         "session_fence",
+        "aimon_token_floor",
     ]
 
 
@@ -295,4 +324,10 @@ def test_ensure_schema_records_versions_and_is_idempotent(
 ) -> None:
     assert ensure_schema(postgres_dsn, pg_schema) == []
     ledger = pg_conn.execute(f'SELECT version, name FROM "{pg_schema}".aimon_schema_version ORDER BY version')
-    assert ledger.fetchall() == [(1, "init"), (2, "session_log_segment"), (3, "aimon_additions")]
+    assert ledger.fetchall() == [
+        (1, "init"),
+        (2, "session_log_segment"),
+        (3, "aimon_additions"),
+        (4, "scale_indexes"),
+        (5, "token_floor"),
+    ]

@@ -90,15 +90,23 @@ async def test_envelopes_written_by_other_builds_are_read(redis_cluster: Any, re
 async def test_lease_lock_and_fencing_counter(redis_cluster: Any, redis_client: redis.Redis) -> None:
     node = await redis_cluster.node("node-a")
     root = redis_cluster.root
+    seconds, micros = redis_client.time()
     lease = await node.leases.try_acquire("s-1", "node-a", timedelta(seconds=30))
-    assert lease is not None and lease.fencing_token == 1
-    assert redis_client.get(f"{root}:aimon:conv:lock:s-1") == b"node-a:1"
+    assert lease is not None
+    # A hybrid token: max(counter + 1, server TIME in ms x 1024), so a promoted replica cannot reissue it.
+    assert lease.fencing_token >= (seconds * 1000 + micros // 1000) * 1024
+    token = lease.fencing_token
+    assert redis_client.get(f"{root}:aimon:conv:lock:s-1") == f"node-a:{token}".encode()
     assert 0 < redis_client.pttl(f"{root}:aimon:conv:lock:s-1") <= 30000
-    assert redis_client.get(f"{root}:aimon:conv:lock:fence:s-1") == b"1"
+    assert redis_client.get(f"{root}:aimon:conv:lock:fence:s-1") == str(token).encode()
     assert redis_client.ttl(f"{root}:aimon:conv:lock:fence:s-1") == -1  # the counter never expires
     await node.leases.release(lease)
     assert redis_client.exists(f"{root}:aimon:conv:lock:s-1") == 0
-    assert redis_client.get(f"{root}:aimon:conv:lock:fence:s-1") == b"2"  # a released token is retired
+    assert redis_client.get(f"{root}:aimon:conv:lock:fence:s-1") == str(token + 1).encode()  # retired
+    redis_client.set(f"{root}:aimon:conv:lock:fence:s-1", 2**52)  # a counter ahead of the clock: + 1
+    again = await node.leases.try_acquire("s-1", "node-a", timedelta(seconds=30))
+    assert again is not None and again.fencing_token == 2**52 + 1
+    assert redis_client.get(f"{root}:aimon:conv:lock:s-1") == f"node-a:{2**52 + 1}".encode()
 
 
 async def test_locks_written_by_other_builds_are_honoured(redis_cluster: Any, redis_client: redis.Redis) -> None:
@@ -111,7 +119,9 @@ async def test_locks_written_by_other_builds_are_honoured(redis_cluster: Any, re
     assert await node.leases.try_acquire("s-1", "node-a", timedelta(seconds=30)) is None
     redis_client.delete(f"{root}:aimon:conv:lock:s-1")
     taken = await node.leases.try_acquire("s-1", "node-a", timedelta(seconds=30))
-    assert taken is not None and taken.fencing_token == 42
+    assert taken is not None and taken.fencing_token > 41
+    redis_client.delete(f"{root}:aimon:conv:lock:s-1")
+    assert redis_client.incr(f"{root}:aimon:conv:lock:fence:s-1") == taken.fencing_token + 1  # a reference INCR
     redis_client.set(f"{root}:aimon:conv:lock:s-2", "node-b:3")  # no TTL: corruption, reads as unheld
     assert await node.leases.find_holder("s-2") is None
 

@@ -8,5 +8,6 @@ mark and the counts table live in :mod:`tests.reliability.plugin`.
 from __future__ import annotations
 
 from tests.conformance.conftest import cluster, node, pytest_generate_tests
+from tests.router_check import router_check
 
-__all__ = ["cluster", "node", "pytest_generate_tests"]
+__all__ = ["cluster", "node", "pytest_generate_tests", "router_check"]

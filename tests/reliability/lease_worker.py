@@ -36,9 +36,11 @@ def describe(cluster: Any) -> dict[str, Any] | None:
     if isinstance(cluster, MongoCluster):
         return {"family": "mongo", "uri": cluster.uri, "db": cluster.db_name, **flavour}
     if isinstance(cluster, RedisCluster):
-        return {"family": "redis", "url": cluster.url, "root": cluster.root, **flavour}
+        cluster_layout = cluster.keys.cluster  # a real Redis Cluster (tests.conformance.backends.redis_cluster)
+        return {"family": "redis", "url": cluster.url, "root": cluster.root, "cluster": cluster_layout, **flavour}
     if isinstance(cluster, PostgresCluster):
-        return {"family": "postgres", "dsn": cluster.dsn, "schema": cluster.schema, **flavour}
+        return {"family": "postgres", "dsn": cluster.dsn, "schema": cluster.schema,
+                "bouncer_dsn": cluster.bouncer_dsn, **flavour}  # fmt: skip
     return None
 
 
@@ -100,9 +102,22 @@ async def _redis(conn: dict[str, Any], node_id: str) -> AsyncIterator[tuple[Any,
         return (seconds * 1_000_000 + microseconds) // 1000 * 1000
 
     flavour = AsyncRedisSessionBackends if conn["is_async"] else RedisSessionBackends
+    if not conn.get("cluster"):
+        try:
+            yield flavour(conn["url"], node_id, prefixes), StoreClock(now)
+        finally:
+            await client.aclose()
+        return
+    import redis.asyncio.cluster
+    import redis.cluster
+
+    # The clock is one node's TIME: every node of the test cluster runs on this host.
+    kind: Any = redis.asyncio.cluster.RedisCluster if conn["is_async"] else redis.cluster.RedisCluster
+    store = kind.from_url(conn["url"])
     try:
-        yield flavour(conn["url"], node_id, prefixes), StoreClock(now)
+        yield flavour(store, node_id, prefixes, cluster_layout=True), StoreClock(now)
     finally:
+        await (store.aclose() if conn["is_async"] else asyncio.to_thread(store.close))
         await client.aclose()
 
 
@@ -122,7 +137,10 @@ async def _postgres(conn: dict[str, Any], node_id: str) -> AsyncIterator[tuple[A
 
     flavour = AsyncPostgresSessionBackends if conn["is_async"] else PostgresSessionBackends
     try:
-        yield flavour(conn["dsn"], node_id, schema=conn["schema"]), StoreClock(now, exact_start=False)
+        through = conn.get("bouncer_dsn")  # the postgres-pgbouncer-* families: pooled, LISTEN direct
+        pooling = {"pooled": True, "listen_dsn": conn["dsn"]} if through else {}
+        bundle = flavour(through or conn["dsn"], node_id, schema=conn["schema"], **pooling)
+        yield bundle, StoreClock(now, exact_start=False)
     finally:
         await clock.close()
 

@@ -21,7 +21,10 @@ from pathlib import Path
 
 import pytest
 
-COLUMNS = ("messages", "duplicates", "lost", "refused_stale", "quarantined", "refused_input", "errors")
+COLUMNS = (
+    "messages", "duplicates", "lost", "refused_stale", "quarantined", "refused_input", "errors",
+    "promotions", "tokens", "reissued",
+)  # fmt: skip
 _HERE = Path(__file__).parent
 
 

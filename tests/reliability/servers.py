@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import psycopg
+import psycopg.sql
 import redis
 
 from aimon_mongo.standin import StandinServer, free_port
@@ -32,11 +33,17 @@ class PrivateServerError(RuntimeError):
 
 
 class PrivateRedis:
-    """``redis-server`` with AOF on every write (``appendfsync always``): a restart keeps every reply."""
+    """``redis-server`` with AOF on every write (``appendfsync always``): a restart keeps every reply.
 
-    def __init__(self) -> None:
+    ``replica_of`` (a port on 127.0.0.1) starts it as a replica of that server; ``extra`` adds
+    ``redis-server`` options (e.g. ``("--cluster-enabled", "yes")``).
+    """
+
+    def __init__(self, replica_of: int | None = None, extra: tuple[str, ...] = ()) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="aimon-redis-"))
         self.port = free_port()
+        self.replica_of = replica_of
+        self.extra = extra
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -49,7 +56,9 @@ class PrivateRedis:
             raise PrivateServerError("redis-server is not on PATH")
         cmd = [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
                "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-               "--daemonize", "no", "--logfile", str(self.dir / "redis.log")]  # fmt: skip
+               "--daemonize", "no", "--logfile", str(self.dir / "redis.log"), *self.extra]  # fmt: skip
+        if self.replica_of is not None:
+            cmd += ["--replicaof", "127.0.0.1", str(self.replica_of)]
         self._proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
@@ -71,6 +80,13 @@ class PrivateRedis:
         if proc is not None:
             _terminate(proc)
 
+    def kill(self) -> None:
+        """SIGKILL: the process dies at once, as a crashed primary does."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=START_TIMEOUT)
+
     def destroy(self) -> None:
         try:
             self.stop()
@@ -84,9 +100,15 @@ class PrivateRedis:
 
 
 class PrivatePostgres:
-    """A cluster made by ``initdb`` (trust auth) in a temp dir, started and stopped with ``pg_ctl``."""
+    """A cluster made by ``initdb`` (trust auth) in a temp dir, started and stopped with ``pg_ctl``.
 
-    def __init__(self) -> None:
+    ``replica_of``: instead of ``initdb``, a streaming standby of that (running) cluster, made by
+    ``pg_basebackup -R`` (``primary_conninfo`` and ``standby.signal`` written for it); :meth:`start` it.
+    The failover steps: :meth:`cut_replication` (on the standby), :meth:`kill` (on the primary),
+    :meth:`promote` (on the standby).
+    """
+
+    def __init__(self, replica_of: PrivatePostgres | None = None) -> None:
         self.bin = _postgres_bin()
         self.dir = Path(tempfile.mkdtemp(prefix="aimon-pg-"))
         self.data = self.dir / "data"
@@ -98,7 +120,11 @@ class PrivatePostgres:
             entry = pwd.getpwnam(self._user)
             for path in (self.dir, self.sockets):
                 os.chown(path, entry.pw_uid, entry.pw_gid)
-        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
+        if replica_of is None:
+            self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
+        else:
+            self._run("pg_basebackup", "-D", str(self.data), "-R", "-X", "stream", "-c", "fast", "--no-sync",
+                      "-h", "127.0.0.1", "-p", str(replica_of.port), "-U", "postgres")  # fmt: skip
 
     @property
     def dsn(self) -> str:
@@ -115,6 +141,56 @@ class PrivatePostgres:
         """``pg_ctl stop -m fast``: open transactions roll back, then a clean shutdown checkpoint."""
         if (self.data / "postmaster.pid").exists():
             self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", str(int(START_TIMEOUT)), "stop")
+
+    def kill(self) -> None:
+        """``pg_ctl stop -m immediate``: every process ends at once, no shutdown checkpoint (a crash)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "-t", str(int(START_TIMEOUT)), "stop")
+
+    def promote(self) -> None:
+        """``pg_ctl promote -w`` on a standby: it replays what it received, then accepts writes."""
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-t", str(int(START_TIMEOUT)), "promote")
+
+    def configure(self, **settings: str) -> None:
+        """``ALTER SYSTEM SET`` each setting, then reload the configuration."""
+        with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
+            for name, value in settings.items():
+                conn.execute(psycopg.sql.SQL("ALTER SYSTEM SET {} = {}").format(
+                    psycopg.sql.Identifier(name), psycopg.sql.Literal(value)))  # fmt: skip
+            conn.execute("SELECT pg_reload_conf()")
+
+    def cut_replication(self) -> None:
+        """On a standby: ``primary_conninfo`` pointed at nothing, then a reload, so the walreceiver stops
+        and nothing more streams in (the partition); returns once no walreceiver runs."""
+        auto = self.data / "postgresql.auto.conf"
+        kept = [line for line in auto.read_text().splitlines() if not line.startswith("primary_conninfo")]
+        auto.write_text("\n".join([*kept, "primary_conninfo = ''"]) + "\n")
+        self._run("pg_ctl", "-D", str(self.data), "reload")
+        self._wait("SELECT count(*) = 0 FROM pg_stat_wal_receiver", "the walreceiver to stop")
+
+    def wait_streaming(self) -> None:
+        """On a primary: until a standby streams from it (any ``sync_state``)."""
+        self._wait("SELECT count(*) > 0 FROM pg_stat_replication WHERE state = 'streaming'", "a streaming standby")
+
+    def wait_synchronous(self) -> None:
+        """On a primary: until a standby streams with ``sync_state`` ``sync``."""
+        self._wait("SELECT count(*) > 0 FROM pg_stat_replication WHERE sync_state = 'sync'", "a synchronous standby")
+
+    def wait_replayed(self, primary: PrivatePostgres) -> None:
+        """On a standby: until it replayed everything ``primary`` has written so far."""
+        with psycopg.connect(primary.dsn, autocommit=True, connect_timeout=5) as conn:
+            row = conn.execute("SELECT pg_current_wal_lsn()::text").fetchone()
+        lsn = row[0] if row else "0/0"
+        self._wait(f"SELECT pg_last_wal_replay_lsn() >= '{lsn}'::pg_lsn", f"replay up to {lsn}")
+
+    def _wait(self, query: str, what: str) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
+                row = conn.execute(query).fetchone()
+            if row and row[0]:
+                return
+            time.sleep(0.05)
+        raise PrivateServerError(f"PostgreSQL on port {self.port}: no {what} within {START_TIMEOUT} s")
 
     def destroy(self) -> None:
         try:
@@ -181,3 +257,43 @@ def _terminate(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=START_TIMEOUT)
+
+
+class PrivateRedisCluster:
+    """A Redis Cluster of ``primaries`` private ``redis-server --cluster-enabled yes`` on loopback ports
+    (no replicas, no AOF), its slots assigned by ``redis-cli --cluster create``; :meth:`destroy` stops all."""
+
+    def __init__(self, primaries: int = 3) -> None:
+        options = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--appendonly", "no",
+                   "--cluster-node-timeout", "5000")  # fmt: skip
+        self.nodes = [PrivateRedis(extra=(*options, "--cluster-port", str(free_port()))) for _ in range(primaries)]
+
+    @property
+    def ports(self) -> list[int]:
+        return [node.port for node in self.nodes]
+
+    def start(self) -> None:
+        for node in self.nodes:
+            node.start()
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            raise PrivateServerError("redis-cli is not on PATH")
+        addresses = [f"127.0.0.1:{port}" for port in self.ports]
+        cmd = [cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        if done.returncode != 0:
+            raise PrivateServerError(f"redis-cli --cluster create failed ({done.returncode}): {done.stdout[-500:]}")
+        deadline = time.monotonic() + START_TIMEOUT
+        for port in self.ports:
+            client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1)
+            try:
+                while b"cluster_state:ok" not in client.execute_command("CLUSTER", "INFO"):
+                    if time.monotonic() > deadline:
+                        raise PrivateServerError(f"the cluster node on port {port} never reached cluster_state:ok")
+                    time.sleep(0.05)
+            finally:
+                client.close()
+
+    def destroy(self) -> None:
+        for node in self.nodes:
+            node.destroy()

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("gen_sync", ROOT / "scripts" / "gen_sync.py")
@@ -65,20 +70,67 @@ def test_check_mode_passes_on_the_committed_tree() -> None:
     assert result.returncode == 0, result.stderr.decode()
 
 
-def test_check_mode_reports_a_stale_twin(tmp_path: Path) -> None:
+NEEDED = (r"\basync def\b", r"\bawait ")
+"""The only rules the tiny tree below needs: --check also fails on a rule that matches nothing."""
+
+
+@pytest.fixture
+def tiny_tree(tmp_path: Path) -> Iterator[Path]:
+    """A tree with one ``_async`` source, the generator pointed at it with only the rules it needs."""
     pkg = tmp_path / "aimon_mongo" / "x"
     (pkg / "_async").mkdir(parents=True)
     (pkg / "_async" / "m.py").write_text("async def f() -> None:\n    await g()\n")
+    original = (gen_sync.ROOT, gen_sync.PACKAGE, gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED)
+    gen_sync.ROOT, gen_sync.PACKAGE = tmp_path, tmp_path / "aimon_mongo"
+    gen_sync._COMPILED = [rule for rule in original[2] if rule[0].pattern in NEEDED]
+    gen_sync._PACKAGE_COMPILED = {}
+    try:
+        yield pkg
+    finally:
+        gen_sync.ROOT, gen_sync.PACKAGE, gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED = original
+
+
+def test_check_mode_reports_a_stale_twin(tiny_tree: Path) -> None:
+    pkg = tiny_tree
     (pkg / "_sync").mkdir()
     (pkg / "_sync" / "m.py").write_text("# stale\n")
     (pkg / "_sync" / "orphan.py").write_text("# no source\n")
-    original = (gen_sync.ROOT, gen_sync.PACKAGE)
-    gen_sync.ROOT, gen_sync.PACKAGE = tmp_path, tmp_path / "aimon_mongo"
-    try:
-        assert gen_sync.main(["--check"]) == 1
-        (pkg / "_sync" / "orphan.py").unlink()
-        assert gen_sync.main([]) == 0
-        assert (pkg / "_sync" / "m.py").read_text().endswith("def f() -> None:\n    g()\n")
-        assert gen_sync.main(["--check"]) == 0
-    finally:
-        gen_sync.ROOT, gen_sync.PACKAGE = original
+    assert gen_sync.main(["--check"]) == 1
+    (pkg / "_sync" / "orphan.py").unlink()
+    assert gen_sync.main([]) == 0
+    assert (pkg / "_sync" / "m.py").read_text().endswith("def f() -> None:\n    g()\n")
+    assert gen_sync.main(["--check"]) == 0
+
+
+def test_check_mode_fails_on_a_rule_that_matches_nothing(tiny_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    needed = gen_sync._COMPILED
+    gen_sync._COMPILED = [*needed, (re.compile(r"\bStopAsyncIteration\b"), "StopIteration")]
+    gen_sync._PACKAGE_COMPILED = {"aimon_mongo/x/": [(re.compile(r"\baput\b"), "put")]}
+    assert gen_sync.main([]) == 0  # generating does not judge the rules
+    capsys.readouterr()
+    assert gen_sync.main(["--check"]) == 1
+    err = capsys.readouterr().err
+    assert "rule '\\\\bStopAsyncIteration\\\\b' matches nothing in any _async source (delete it)" in err
+    assert "rule '\\\\baput\\\\b' matches nothing" in err
+    assert gen_sync.unmatched_rules(Counter(dict.fromkeys(NEEDED, 1))) == [r"\bStopAsyncIteration\b", r"\baput\b"]
+    gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED = needed, {}
+    assert gen_sync.main(["--check"]) == 0
+
+
+def test_twin_docstrings_say_they_are_generated() -> None:
+    assert gen_sync.convert_line('"""MongoDB lease store (async source; the sync twin is generated).\n') == (
+        '"""MongoDB lease store (generated from the ``_async`` source).\n'
+    )
+    assert gen_sync.convert_line("Stores (async flavour; the sync twin is generated). Thin\n") == (
+        "Stores (generated from the ``_async`` source). Thin\n"
+    )
+    line = "Saver (async source on ``AsyncMongoClient``; the sync twin is generated).\n"
+    assert gen_sync.convert_line(line) == ("Saver (on ``MongoClient``, generated from the ``_async`` source).\n")
+    assert gen_sync.convert_line("file operations on an async VFS\n") == "file operations on a sync VFS\n"
+
+
+def test_no_twin_claims_to_be_the_source() -> None:
+    twins = sorted((ROOT / "aimon_mongo").rglob("_sync/*.py"))
+    assert twins
+    claims = [p.relative_to(ROOT).as_posix() for p in twins if "sync source" in p.read_text(encoding="utf-8")]
+    assert claims == []

@@ -214,7 +214,8 @@ async def test_no_cap_is_none_and_the_legacy_minus_one_means_none() -> None:
 
     assert NO_MAX_FILE_SIZE is None
     assert MemoryFileSystem().max_file_size is None
-    assert MemoryFileSystem(max_file_size=-1).max_file_size is None
+    with pytest.warns(DeprecationWarning, match=r"max_file_size=-1 is deprecated: pass None"):
+        assert MemoryFileSystem(max_file_size=-1).max_file_size is None
     with pytest.raises(InvalidArgumentError, match=r"must be None \(no limit\) or non-negative, got: -2"):
         MemoryFileSystem(max_file_size=-2)
 

@@ -96,8 +96,11 @@ def test_skip_scan_finds_exactly_the_children_a_full_scan_finds(stored: list[str
     assert sorted(c.path for c in found) == sorted(c.path for c in expected)
     # One seek per (child, kind) — a legacy bucket may hold a file "a" and a directory "a/" — plus the
     # directory's own marker, the final empty seek, and one per empty-segment subtree ("x//y").
-    kinds = {(name[len(prefix):].partition("/")[0], "/" in name[len(prefix):])
-             for name in ordered if name.startswith(prefix) and name != prefix}
+    kinds = {
+        (name[len(prefix) :].partition("/")[0], "/" in name[len(prefix) :])
+        for name in ordered
+        if name.startswith(prefix) and name != prefix
+    }
     assert seeks <= len(kinds) + 2
     assert scan.found == any(name.startswith(prefix) for name in ordered)
 
@@ -128,7 +131,8 @@ def test_size_cap_counts_written_bytes_without_overflow() -> None:
     unlimited.admit(2**62)
     assert check_max_file_size(0) == 0
     assert check_max_file_size(None) is None
-    assert check_max_file_size(-1) is None
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        assert check_max_file_size(-1) is None
     for bad in (-2, True, 1.5):
         with pytest.raises(InvalidArgumentError):
             check_max_file_size(bad)  # type: ignore[arg-type]

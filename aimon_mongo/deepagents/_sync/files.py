@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/deepagents/_async/files.py by scripts/gen_sync.py; do not edit.
-"""deepagents' file operations on an sync VFS (sync source; the sync twin is generated).
+"""deepagents' file operations on a sync VFS (generated from the ``_async`` source).
 
 Every method returns deepagents' own result objects with the wording its backends use (the
 ``FilesystemBackend`` literals where its backends differ, since the VFS has real directories); nothing

@@ -1,5 +1,5 @@
-"""The checkpoint saver's rules, over any :class:`AsyncCheckpointDriver` (async source; the sync twin is
-generated).
+"""The checkpoint saver's rules, over any :class:`AsyncCheckpointDriver`
+(async source; the sync twin is generated).
 
 Storage policy: a checkpoint is one record; the value of a channel is stored once per ``(thread,
 namespace, channel, version)``, by the checkpoint whose ``new_versions`` introduced it, so unchanged

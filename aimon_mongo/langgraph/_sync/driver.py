@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/langgraph/_async/driver.py by scripts/gen_sync.py; do not edit.
-"""The store primitives a checkpoint saver runs on (sync source; the sync twin is generated).
+"""The store primitives a checkpoint saver runs on (generated from the ``_async`` source).
 
 The saver (``saver.py``) holds every rule: argument checks, serde, the inline/large split, value lookup
 and caching, write ordering, ownership and retention policy. A driver is the store's atomic operations

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/langgraph/_async/memory.py by scripts/gen_sync.py; do not edit.
-"""The in-memory checkpoint saver (sync source; the sync twin is generated): the same rules as the
+"""The in-memory checkpoint saver (generated from the ``_async`` source): the same rules as the
 MongoDB saver, on a :class:`~aimon_mongo.langgraph.memory_store.CheckpointMemoryStore`, for unit tests of
 graphs that will run on MongoDB."""
 

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/langgraph/_async/mongo.py by scripts/gen_sync.py; do not edit.
-"""The MongoDB checkpoint saver (sync source on ``MongoClient``; the sync twin is generated).
+"""The MongoDB checkpoint saver (on ``MongoClient``, generated from the ``_async`` source).
 
 Layout in ``aimon_mongo/langgraph/documents.py``. One ``put`` is one ``insert_one`` (plus the uploads
 of its large values); one ``put_writes`` is one pipeline update; ``get_tuple`` is one query, plus one for

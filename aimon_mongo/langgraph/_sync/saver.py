@@ -1,6 +1,6 @@
 # GENERATED from aimon_mongo/langgraph/_async/saver.py by scripts/gen_sync.py; do not edit.
-"""The checkpoint saver's rules, over any :class:`CheckpointDriver` (sync source; the sync twin is
-generated).
+"""The checkpoint saver's rules, over any :class:`CheckpointDriver`
+(generated from the ``_async`` source).
 
 Storage policy: a checkpoint is one record; the value of a channel is stored once per ``(thread,
 namespace, channel, version)``, by the checkpoint whose ``new_versions`` introduced it, so unchanged

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/memory/_async/backends.py by scripts/gen_sync.py; do not edit.
-"""The in-memory bundle (sync flavour; the sync twin is generated)."""
+"""The in-memory bundle (generated from the ``_async`` source)."""
 
 from __future__ import annotations
 

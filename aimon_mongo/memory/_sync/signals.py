@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/memory/_async/signals.py by scripts/gen_sync.py; do not edit.
-"""In-memory signal bus (sync flavour; the sync twin is generated).
+"""In-memory signal bus (generated from the ``_async`` source).
 
 ``publish`` runs the receivers' handlers before it returns (awaited here, called in the sync twin), in
 subscription order; a handler that raises is logged and the others still run. A node never receives

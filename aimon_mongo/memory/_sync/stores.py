@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/memory/_async/stores.py by scripts/gen_sync.py; do not edit.
-"""The in-memory stores (sync flavour; the sync twin is generated). Thin: the logic lives in the tables
+"""The in-memory stores (generated from the ``_async`` source). Thin: the logic lives in the tables
 of :mod:`aimon_mongo.memory`, which are shared by both flavours; these check arguments and delegate."""
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Self
 
 from pymongo import AsyncMongoClient
+from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 
 from aimon_mongo import names as n
@@ -23,6 +24,7 @@ from aimon_mongo.mongo._async.segments import AsyncMongoSessionLogSegmentStore
 from aimon_mongo.mongo._async.signals import AsyncMongoSessionSignalBus, WatchMode
 from aimon_mongo.mongo._async.tasks import AsyncMongoBackgroundTaskStore
 from aimon_mongo.mongo.collections import MongoCollectionNames
+from aimon_mongo.mongo.durability import MAJORITY, Durability, durable, require_durability
 from aimon_mongo.validate import require_id, require_instance
 
 
@@ -38,7 +40,10 @@ class AsyncMongoSessionBackends(AsyncClosingBundle):
     of role → name); ``clock`` stamps what this node writes itself (a terminal task's ``end_time``, a
     quarantine time) — ordering and expiry use the server's clock. ``signal_mode`` forces the watcher's
     mode (default: change streams when the deployment has them, else polling every
-    ``signal_poll_interval`` seconds).
+    ``signal_poll_interval`` seconds). ``durability="majority"`` (the default) runs the leases, fences,
+    inbox, records, segments and idempotency with majority write and read concern whatever the database's
+    own; ``"as_configured"`` keeps the database's (a WARNING at construction when it is below majority);
+    an unacknowledged database (``w=0``) is refused (:mod:`aimon_mongo.mongo.durability`).
     """
 
     def __init__(
@@ -52,25 +57,31 @@ class AsyncMongoSessionBackends(AsyncClosingBundle):
         signal_mode: WatchMode = "auto",
         signal_poll_interval: float = 0.05,
         ensure_schema: bool = False,
+        durability: Durability = MAJORITY,
     ) -> None:
         require_instance(database, AsyncDatabase, "database")
         self.node_id = require_id(node_id, "node_id")
+        self.durability = require_durability(durability, f"MongoDB bundle of node {node_id!r}", database.write_concern)
         self.database = database
         self.collection_names = names = MongoCollectionNames.of(collection_names)
         self._owned_client: AsyncMongoClient[Any] | None = None
         self.schema_check = AsyncSchemaCheck(database, names, create=ensure_schema)
         database = self.schema_check.database  # the stores' writes run the schema check first
         clock = clock or system_clock
-        fences = database[names.fences]
-        self._inbox = AsyncMongoSessionInbox(database[names.inbox], database[names.quarantine], clock)
-        self._leases = AsyncMongoSessionLeaseStore(database[names.locks])
+
+        def strict(name: str) -> AsyncCollection[Any]:  # majority write + read concern (see durability.py)
+            return durable(database[name], self.durability)
+
+        fences = strict(names.fences)
+        self._inbox = AsyncMongoSessionInbox(strict(names.inbox), strict(names.quarantine), clock)
+        self._leases = AsyncMongoSessionLeaseStore(strict(names.locks))
         self._signals = AsyncMongoSessionSignalBus(
             database[names.signals], self.node_id, mode=signal_mode, poll_interval=signal_poll_interval
         )
-        self._idempotency = AsyncMongoIdempotencyStore(database[names.idempotency], idempotency_done_ttl)
+        self._idempotency = AsyncMongoIdempotencyStore(strict(names.idempotency), idempotency_done_ttl)
         self._tasks = AsyncMongoBackgroundTaskStore(database[names.tasks], clock)
-        self._records = AsyncMongoSessionRecordStore(database[names.records], fences)
-        self._segments = AsyncMongoSessionLogSegmentStore(database[names.segments], fences)
+        self._records = AsyncMongoSessionRecordStore(strict(names.records), fences)
+        self._segments = AsyncMongoSessionLogSegmentStore(strict(names.segments), fences)
 
     @classmethod
     def from_uri(

@@ -127,7 +127,7 @@ class AsyncMongoIdempotencyStore:
             **_LIVE,
         }
         with failures(IdempotencyStoreError, "find_stale_in_flight"):
-            docs = await self._entries.find(query).sort(n.F_LAST_TOUCHED_AT, 1).to_list(limit)
+            docs = await self._entries.find(query).sort(n.F_LAST_TOUCHED_AT, 1).limit(limit).to_list(limit)
         stale: list[IdempotencyEntry] = []
         for doc in docs:
             try:
@@ -156,4 +156,3 @@ class AsyncMongoIdempotencyStore:
 def _in_flight(key: str, holder_id: str | None) -> dict[str, Any]:
     """A live ``IN_FLIGHT`` entry held by ``holder_id`` (``None``: no holder, missing or null)."""
     return {n.F_ID: key, n.F_STATUS: _IN_FLIGHT, n.F_HOLDER_ID: holder_id, **_LIVE}
-

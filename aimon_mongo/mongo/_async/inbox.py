@@ -5,10 +5,11 @@
 * ``deliver_many``: the same upserts in one ordered bulk write (one ``update`` command).
 * ``collect``: at most :attr:`batch_limit` entries per call (filter session + priority ordinal ``<=`` max,
   no priority filter when max is ``LATER``; sort priority then ``deliveredAt``). Where the deployment runs
-  transactions (a replica set, a sharded cluster, a stand-in that accepts them) the batch is taken in one:
-  ``find`` + ``delete`` of those ids + commit, 3 round trips, run again on a write conflict with another
-  collector. A deployment that refuses the first one (a standalone ``mongod``) gets the
-  ``find_one_and_delete`` loop, one round trip per entry, from then on.
+  transactions (a replica set, a sharded cluster, a stand-in that accepts them) the batch is found with
+  one ``find`` and removed in a transaction (``delete`` of those ids + commit), 3 round trips (1 when
+  empty), run again on a write conflict with another collector. A deployment that refuses the first
+  transaction (a standalone ``mongod``) gets the ``find_one_and_delete`` loop, one round trip per entry,
+  from then on.
   At-most-once: an entry is deleted before it is decoded; each decodes on its own, and one that cannot
   be decoded is reported as an :class:`UnreadableEntry` (one WARN naming session and entry id) and its
   raw document is moved to ``conversation_inbox_quarantine`` — nothing is lost, and it can be listed,
@@ -69,7 +70,9 @@ def _delivery(message: InboundMessage) -> tuple[ObjectId, dict[str, Any], list[d
     doc = to_mongo_document(message, oid)
     stage: dict[str, Any] = {key: literal(value) for key, value in doc.items() if key != n.F_ID}
     stage[n.F_DELIVERED_AT] = NOW
-    return oid, {n.F_CONVERSATION_ID: message.session_id, n.F_ID: oid}, [{"$set": stage}]
+    # the whole shard key (conversationId) in the filter: mongos routes the upsert to one shard; `_id` first,
+    # so a server that builds the new document in filter order stores `_id` first as before
+    return oid, {n.F_ID: oid, n.F_CONVERSATION_ID: message.session_id}, [{"$set": stage}]
 
 
 def _refuses_transactions(exc: PyMongoError) -> bool:
@@ -145,27 +148,29 @@ class AsyncMongoSessionInbox:
         return CollectedBatch(messages=tuple(messages), unreadable=tuple(unreadable))
 
     async def _take_in_transaction(self, session_id: str, query: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """The batch in FIFO order, removed in one transaction: ``find`` (limit 64) + ``delete`` of those ids
-        + ``commitTransaction``, 3 round trips (2 when the inbox is empty). A write conflict with another
-        collector (or fewer ids deleted than found) aborts, and the transaction is run again, up to
-        :data:`TRANSACTION_ATTEMPTS` times. ``None``: use the loop instead — the deployment refuses
-        transactions (remembered for this inbox) or every attempt met a conflict."""
+        """The batch in FIFO order, removed in one transaction: ``find`` (limit 64), then ``delete`` of those
+        ids + ``commitTransaction`` in a transaction — 3 round trips, 1 when the inbox is empty. The delete
+        must remove every id found, else another collector took some: abort and run again; a write conflict
+        (a refused commit) runs it again too, up to :data:`TRANSACTION_ATTEMPTS` times. Entries are never
+        changed after delivery, so what the ``find`` read is what the transaction removed. ``None``: use the
+        loop instead — the deployment refuses transactions (remembered for this inbox) or every attempt met
+        a conflict."""
         client = self._inbox.database.client
         for _ in range(TRANSACTION_ATTEMPTS):
             try:
+                docs = await self._inbox.find(query).sort(_FIFO).limit(MAX_BATCH_SIZE).to_list()
+                if not docs:
+                    return docs
+                ids = [doc[n.F_ID] for doc in docs]
+                target = {n.F_CONVERSATION_ID: session_id, n.F_ID: {"$in": ids}}
                 async with client.start_session() as session:
                     await session.start_transaction(
                         read_concern=self._inbox.read_concern, write_concern=self._inbox.write_concern
                     )
-                    found = self._inbox.find(query, session=session).sort(_FIFO).limit(MAX_BATCH_SIZE)
-                    docs = await found.to_list()
-                    if docs:
-                        ids = [doc[n.F_ID] for doc in docs]
-                        target = {n.F_CONVERSATION_ID: session_id, n.F_ID: {"$in": ids}}
-                        removed = await self._inbox.delete_many(target, session=session)
-                        if removed.deleted_count != len(ids):
-                            await session.abort_transaction()
-                            continue  # another collector took some of them
+                    removed = await self._inbox.delete_many(target, session=session)
+                    if removed.deleted_count != len(ids):
+                        await session.abort_transaction()
+                        continue  # another collector took some of them
                     try:
                         await session.commit_transaction()
                     except OperationFailure as exc:

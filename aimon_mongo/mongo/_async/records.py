@@ -30,6 +30,7 @@ from aimon_mongo.codec.totals import encode_totals
 from aimon_mongo.errors import SessionRecordStoreError, StaleFencingTokenError
 from aimon_mongo.model.record import SessionRecord, SessionTotals
 from aimon_mongo.mongo._async.fences import advance_fence
+from aimon_mongo.mongo._async.pages import read_in_pages
 from aimon_mongo.mongo.documents import NOW, literal, not_above, record_from_document
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.validate import optional_budget_override, optional_id, require_id, require_instance, require_token
@@ -135,7 +136,7 @@ class AsyncMongoSessionRecordStore:
 
     async def list_session_ids(self) -> list[str]:
         with failures(SessionRecordStoreError, "list of session ids"):
-            docs = await self._records.find({}, projection={n.F_ID: 1}).sort(n.F_ID, 1).to_list(None)
+            docs = await read_in_pages(self._records, {}, projection={n.F_ID: 1})
         return [str(doc[n.F_ID]) for doc in docs]
 
     async def delete(self, session_id: str, fencing_token: int) -> None:

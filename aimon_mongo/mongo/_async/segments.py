@@ -7,7 +7,9 @@ the segment just inserted is deleted again and the put refused. So a stale segme
 writer only while its own ``put`` is stalled between the insert and the re-check (a paused process): it is
 removed when that ``put`` resumes, and stays for good if the process dies there. Deletes are fenced by the
 first step only
-(a delete cannot be undone; same window as records, see ``records.py``).
+(a delete cannot be undone; same window as records, see ``records.py``). Every read and delete of one
+segment carries the top-level ``sessionId`` beside the compound ``_id``: it is the shard key
+(:mod:`aimon_mongo.mongo.placement`), so mongos sends them to one shard.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ class AsyncMongoSessionLogSegmentStore:
         require_id(segment.session_id, "segment.session_id")
         require_id(segment.segment_id, "segment.segment_id")
         token = require_token(fencing_token)
-        session_id, key = segment.session_id, segment_key(segment.session_id, segment.segment_id)
+        session_id = segment.session_id
         with failures(SessionLogSegmentStoreError, f"put of segment {segment.segment_id!r} of {session_id!r}"):
             await advance_fence(self._fences, session_id, token)
             try:
@@ -53,14 +55,14 @@ class AsyncMongoSessionLogSegmentStore:
                 ) from None
             highest = await highest_token(self._fences, session_id)
             if highest is not None and highest > token:
-                await self._segments.delete_one({n.F_ID: key, n.F_FENCING_TOKEN: token})
+                await self._segments.delete_one({**_one(session_id, segment.segment_id), n.F_FENCING_TOKEN: token})
                 raise StaleFencingTokenError(session_id, token, highest)
 
     async def get(self, session_id: str, segment_id: str) -> LogSegment | None:
         require_id(session_id, "session_id")
         require_id(segment_id, "segment_id")
         with failures(SessionLogSegmentStoreError, f"get of segment {segment_id!r} of {session_id!r}"):
-            doc = await self._segments.find_one({n.F_ID: segment_key(session_id, segment_id)})
+            doc = await self._segments.find_one(_one(session_id, segment_id))
         return None if doc is None else segment_from_document(doc)
 
     async def list(self, session_id: str) -> list[SegmentInfo]:
@@ -79,7 +81,7 @@ class AsyncMongoSessionLogSegmentStore:
         token = require_token(fencing_token)
         with failures(SessionLogSegmentStoreError, f"delete of segment {segment_id!r} of {session_id!r}"):
             await advance_fence(self._fences, session_id, token)
-            await self._segments.delete_one({n.F_ID: segment_key(session_id, segment_id)})
+            await self._segments.delete_one(_one(session_id, segment_id))
 
     async def delete_all(self, session_id: str, fencing_token: int) -> None:
         require_id(session_id, "session_id")
@@ -97,7 +99,13 @@ class AsyncMongoSessionLogSegmentStore:
         if cursor is not None:
             query[n.F_SESSION_ID] = {"$gt": cursor}
         with failures(SessionLogSegmentStoreError, "scan of sessions with segments"):
-            cursor_ = self._segments.find(query, projection={n.F_SESSION_ID: 1}).sort(n.F_SESSION_ID, 1)
+            cursor_ = self._segments.find(query, projection={n.F_SESSION_ID: 1}).sort(n.F_SESSION_ID, 1).limit(limit)
             docs = await cursor_.to_list(limit)
         sessions = list(dict.fromkeys(str(doc[n.F_SESSION_ID]) for doc in docs))
         return SegmentScanPage(session_ids=tuple(sessions), next_cursor=sessions[-1] if len(docs) == limit else None)
+
+
+def _one(session_id: str, segment_id: str) -> dict[str, Any]:
+    """The filter of one segment: its ``_id`` and the top-level ``sessionId`` (the shard key, so mongos
+    sends the read or delete to one shard instead of every shard)."""
+    return {n.F_SESSION_ID: session_id, n.F_ID: segment_key(session_id, segment_id)}

@@ -5,7 +5,12 @@ watcher per bus (an asyncio task here, a daemon thread in the sync twin) and ret
 so every signal published after ``subscribe`` returned is seen:
 
 * **change stream** when the deployment supports it (replica set / sharded: ``describe()``), filtered to
-  inserts of other nodes, resuming after the last event's token when it has to reopen;
+  inserts of other nodes *for the sessions this node subscribes to* (a node decodes only its own
+  sessions' signals), resuming after the last event's token when it has to reopen. When the set of
+  subscribed sessions changes the watcher reopens the stream from its resume token with the new
+  ``$match``; a ``subscribe`` of a new session returns once that stream is open, so no signal published
+  after it returned is missed (and none of the other sessions' is missed or repeated: the new stream
+  starts after the last event handled);
 * **polling** by ``_id`` otherwise (a standalone server), every ``poll_interval`` seconds, see
   :mod:`aimon_mongo.mongo.poll_position`.
 
@@ -19,6 +24,7 @@ the watcher one after another. ``close()`` stops the watcher.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, Literal
@@ -30,7 +36,7 @@ from aimon_mongo import names as n
 from aimon_mongo._async.ports import SignalHandler
 from aimon_mongo._async.subscription import AsyncHubSubscription
 from aimon_mongo._async_runtime import Event, Lock, Worker, spawn, wait_event
-from aimon_mongo.codec.signal import decode_signal, encode_signal
+from aimon_mongo.codec.signal import decode_signal, signal_to_mongo
 from aimon_mongo.errors import CodecError, SignalBusError
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.mongo._async.server import describe
@@ -46,6 +52,8 @@ CHANGE_STREAM: WatchMode = "change_stream"
 POLL: WatchMode = "poll"
 PUBLISH_CHUNK = 256
 _HISTORY_LOST = {280, 286}  # ChangeStreamFatalError, ChangeStreamHistoryLost
+REFILTER_TIMEOUT = 10.0
+"""Seconds a ``subscribe`` waits for the watcher to reopen its change stream with the new session."""
 
 
 class AsyncMongoSessionSignalBus:
@@ -76,6 +84,9 @@ class AsyncMongoSessionSignalBus:
         self._worker: Worker | None = None
         self._stream: Any = None
         self._resume_token: Any = None
+        self._filtered: frozenset[str] = frozenset()
+        self._waiters: list[tuple[str, Event]] = []
+        self._waiters_lock = threading.Lock()
         self._closed = False
         self.watch_mode: WatchMode | None = None
         """``"change_stream"`` or ``"poll"`` once the watcher started."""
@@ -84,10 +95,10 @@ class AsyncMongoSessionSignalBus:
         require_signal(signal)
         self._check_open()
         with failures(SignalBusError, f"publish to session {signal.session_id!r}"):
-            await self._signals.insert_one(encode_signal(signal))
+            await self._signals.insert_one(signal_to_mongo(signal))
 
     async def publish_all(self, signals: Sequence[SessionSignal]) -> None:
-        docs = [encode_signal(require_signal(s, "signals[]")) for s in signals]
+        docs = [signal_to_mongo(require_signal(s, "signals[]")) for s in signals]
         self._check_open()
         with failures(SignalBusError, "publish_all"):
             for start in range(0, len(docs), PUBLISH_CHUNK):
@@ -98,8 +109,14 @@ class AsyncMongoSessionSignalBus:
         if not callable(handler):
             raise SignalBusError("handler must be callable")
         self._check_open()
-        await self._start_watcher()
-        return AsyncHubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
+        subscription = AsyncHubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
+        try:
+            await self._start_watcher()
+            await self._wait_filtered(session_id)
+        except BaseException:
+            await subscription.unsubscribe()
+            raise
+        return subscription
 
     async def close(self) -> None:
         self._closed = True
@@ -107,6 +124,24 @@ class AsyncMongoSessionSignalBus:
         if self._worker is not None:
             await self._worker.join(10.0)
         await self._close_stream()
+
+    async def _wait_filtered(self, session_id: str) -> None:
+        """Return once the change stream's ``$match`` takes ``session_id`` (at once in polling mode, or
+        when called by a handler on the watcher itself: its stream is reopened when the handler returns)."""
+        if self.watch_mode != CHANGE_STREAM or self._worker is None or self._worker.is_current():
+            return
+        done = Event()
+        with self._waiters_lock:
+            if session_id in self._filtered:
+                return
+            self._waiters.append((session_id, done))
+        if not await wait_event(done, REFILTER_TIMEOUT):
+            with self._waiters_lock:
+                self._waiters = [(s, e) for s, e in self._waiters if e is not done]
+            raise SignalBusError(
+                f"signal watcher of node {self.node_id!r} did not reopen its change stream for session "
+                f"{session_id!r} within {REFILTER_TIMEOUT:g} s"
+            )
 
     def _check_open(self) -> None:
         if self._closed:
@@ -171,9 +206,22 @@ class AsyncMongoSessionSignalBus:
         await wait_event(self._stop, self._retry_backoff)
 
     async def _open_stream(self) -> Any:
-        others = {"operationType": "insert", "fullDocument." + n.F_ORIGIN_NODE_ID: {"$ne": self.node_id}}
-        pipeline = [{"$match": others}]
-        return await self._signals.watch(pipeline, resume_after=self._resume_token, max_await_time_ms=200)
+        sessions = frozenset(self._hub.sessions())
+        wanted = {
+            "operationType": "insert",
+            "fullDocument." + n.F_ORIGIN_NODE_ID: {"$ne": self.node_id},
+            "fullDocument." + n.F_CONVERSATION_ID: {"$in": sorted(sessions)},
+        }
+        stream = await self._signals.watch([{"$match": wanted}], resume_after=self._resume_token, max_await_time_ms=200)
+        if self._resume_token is None:
+            self._resume_token = stream.resume_token  # the opening point: a reopen before any event resumes here
+        with self._waiters_lock:
+            self._filtered = sessions
+            ready = [event for session, event in self._waiters if session in sessions]
+            self._waiters = [(s, e) for s, e in self._waiters if s not in sessions]
+        for event in ready:
+            event.set()
+        return stream
 
     async def _close_stream(self) -> None:
         stream, self._stream = self._stream, None
@@ -184,6 +232,8 @@ class AsyncMongoSessionSignalBus:
                 pass
 
     async def _stream_step(self) -> None:
+        if self._stream is not None and frozenset(self._hub.sessions()) != self._filtered:
+            await self._close_stream()  # the subscribed sessions changed: reopen from the resume token
         if self._stream is None:
             self._stream = await self._open_stream()
         change = await self._stream.try_next()

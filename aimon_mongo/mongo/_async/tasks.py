@@ -19,6 +19,7 @@ from aimon_mongo.clock import Clock
 from aimon_mongo.codec.task import task_from_mongo, task_to_mongo
 from aimon_mongo.errors import BackgroundTaskStoreError
 from aimon_mongo.model import TERMINAL_STATES, BackgroundTask, TaskQuery, TaskState
+from aimon_mongo.mongo._async.pages import read_in_pages
 from aimon_mongo.mongo.documents import task_filter
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.validate import require_aware, require_id, require_instance
@@ -64,7 +65,7 @@ class AsyncMongoBackgroundTaskStore:
         if query is not None:
             require_instance(query, TaskQuery, "query")
         with failures(BackgroundTaskStoreError, "list of tasks"):
-            docs = await self._tasks.find(task_filter(query)).to_list(None)
+            docs = await read_in_pages(self._tasks, task_filter(query))
         return [task_from_mongo(doc) for doc in docs]
 
     async def _update_live(self, task_id: str, update: dict[str, Any], what: str) -> BackgroundTask | None:
@@ -75,4 +76,3 @@ class AsyncMongoBackgroundTaskStore:
                 return_document=ReturnDocument.AFTER,
             )
         return None if doc is None else task_from_mongo(doc)
-

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/backends.py by scripts/gen_sync.py; do not edit.
-"""The MongoDB bundle (sync source; the sync twin is generated)."""
+"""The MongoDB bundle (generated from the ``_async`` source)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Self
 
 from pymongo import MongoClient
+from pymongo.synchronous.collection import Collection
 from pymongo.synchronous.database import Database
 
 from aimon_mongo import names as n
@@ -24,6 +25,7 @@ from aimon_mongo.mongo._sync.segments import MongoSessionLogSegmentStore
 from aimon_mongo.mongo._sync.signals import MongoSessionSignalBus, WatchMode
 from aimon_mongo.mongo._sync.tasks import MongoBackgroundTaskStore
 from aimon_mongo.mongo.collections import MongoCollectionNames
+from aimon_mongo.mongo.durability import MAJORITY, Durability, durable, require_durability
 from aimon_mongo.validate import require_id, require_instance
 
 
@@ -39,7 +41,10 @@ class MongoSessionBackends(ClosingBundle):
     of role → name); ``clock`` stamps what this node writes itself (a terminal task's ``end_time``, a
     quarantine time) — ordering and expiry use the server's clock. ``signal_mode`` forces the watcher's
     mode (default: change streams when the deployment has them, else polling every
-    ``signal_poll_interval`` seconds).
+    ``signal_poll_interval`` seconds). ``durability="majority"`` (the default) runs the leases, fences,
+    inbox, records, segments and idempotency with majority write and read concern whatever the database's
+    own; ``"as_configured"`` keeps the database's (a WARNING at construction when it is below majority);
+    an unacknowledged database (``w=0``) is refused (:mod:`aimon_mongo.mongo.durability`).
     """
 
     def __init__(
@@ -53,25 +58,31 @@ class MongoSessionBackends(ClosingBundle):
         signal_mode: WatchMode = "auto",
         signal_poll_interval: float = 0.05,
         ensure_schema: bool = False,
+        durability: Durability = MAJORITY,
     ) -> None:
         require_instance(database, Database, "database")
         self.node_id = require_id(node_id, "node_id")
+        self.durability = require_durability(durability, f"MongoDB bundle of node {node_id!r}", database.write_concern)
         self.database = database
         self.collection_names = names = MongoCollectionNames.of(collection_names)
         self._owned_client: MongoClient[Any] | None = None
         self.schema_check = SchemaCheck(database, names, create=ensure_schema)
         database = self.schema_check.database  # the stores' writes run the schema check first
         clock = clock or system_clock
-        fences = database[names.fences]
-        self._inbox = MongoSessionInbox(database[names.inbox], database[names.quarantine], clock)
-        self._leases = MongoSessionLeaseStore(database[names.locks])
+
+        def strict(name: str) -> Collection[Any]:  # majority write + read concern (see durability.py)
+            return durable(database[name], self.durability)
+
+        fences = strict(names.fences)
+        self._inbox = MongoSessionInbox(strict(names.inbox), strict(names.quarantine), clock)
+        self._leases = MongoSessionLeaseStore(strict(names.locks))
         self._signals = MongoSessionSignalBus(
             database[names.signals], self.node_id, mode=signal_mode, poll_interval=signal_poll_interval
         )
-        self._idempotency = MongoIdempotencyStore(database[names.idempotency], idempotency_done_ttl)
+        self._idempotency = MongoIdempotencyStore(strict(names.idempotency), idempotency_done_ttl)
         self._tasks = MongoBackgroundTaskStore(database[names.tasks], clock)
-        self._records = MongoSessionRecordStore(database[names.records], fences)
-        self._segments = MongoSessionLogSegmentStore(database[names.segments], fences)
+        self._records = MongoSessionRecordStore(strict(names.records), fences)
+        self._segments = MongoSessionLogSegmentStore(strict(names.segments), fences)
 
     @classmethod
     def from_uri(

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/connect.py by scripts/gen_sync.py; do not edit.
-"""``MongoSessionBackends.from_uri`` (sync source; the sync twin is generated): a bundle that owns its client.
+"""``MongoSessionBackends.from_uri`` (generated from the ``_async`` source): a bundle that owns its client.
 
 The connection string follows :mod:`aimon_mongo.connection` (``uri``, else ``AIMON_MONGODB_URI``, else
 ``MONGODB_URI``, else ``mongodb://localhost:27017``). The client is built ``tz_aware`` and waits at most

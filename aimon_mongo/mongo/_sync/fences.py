@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/fences.py by scripts/gen_sync.py; do not edit.
-"""The per-session fence of fenced writes (sync source; the sync twin is generated): ``session_fences``.
+"""The per-session fence of fenced writes (generated from the ``_async`` source): ``session_fences``.
 
 One document per session, ``{_id: sessionId, highestToken}``, is the single source of truth of the highest
 fencing token accepted for the session's records and log segments. :func:`advance_fence` is one

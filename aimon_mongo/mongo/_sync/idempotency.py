@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/idempotency.py by scripts/gen_sync.py; do not edit.
-"""MongoDB idempotency store (sync source; the sync twin is generated): ``idempotency_entries``.
+"""MongoDB idempotency store (generated from the ``_async`` source): ``idempotency_entries``.
 
 Expiry is on server time: ``expiresAt`` is always ``$$NOW + span`` and every operation treats an entry whose
 ``expiresAt`` has passed as absent (the TTL monitor may lag ~60 s; nothing waits for it). ``lastTouchedAt``
@@ -128,7 +128,7 @@ class MongoIdempotencyStore:
             **_LIVE,
         }
         with failures(IdempotencyStoreError, "find_stale_in_flight"):
-            docs = self._entries.find(query).sort(n.F_LAST_TOUCHED_AT, 1).to_list(limit)
+            docs = self._entries.find(query).sort(n.F_LAST_TOUCHED_AT, 1).limit(limit).to_list(limit)
         stale: list[IdempotencyEntry] = []
         for doc in docs:
             try:
@@ -157,4 +157,3 @@ class MongoIdempotencyStore:
 def _in_flight(key: str, holder_id: str | None) -> dict[str, Any]:
     """A live ``IN_FLIGHT`` entry held by ``holder_id`` (``None``: no holder, missing or null)."""
     return {n.F_ID: key, n.F_STATUS: _IN_FLIGHT, n.F_HOLDER_ID: holder_id, **_LIVE}
-

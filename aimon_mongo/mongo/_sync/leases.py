@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/leases.py by scripts/gen_sync.py; do not edit.
-"""MongoDB lease store (sync source; the sync twin is generated): ``conversation_locks``.
+"""MongoDB lease store (generated from the ``_async`` source): ``conversation_locks``.
 
 Every decision uses the server's clock (``$$NOW``), the cold-start insert included:
 

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/records.py by scripts/gen_sync.py; do not edit.
-"""MongoDB session-record store (sync source; the sync twin is generated): ``session_records``.
+"""MongoDB session-record store (generated from the ``_async`` source): ``session_records``.
 
 Fenced writes, two steps per write:
 
@@ -31,6 +31,7 @@ from aimon_mongo.codec.totals import encode_totals
 from aimon_mongo.errors import SessionRecordStoreError, StaleFencingTokenError
 from aimon_mongo.model.record import SessionRecord, SessionTotals
 from aimon_mongo.mongo._sync.fences import advance_fence
+from aimon_mongo.mongo._sync.pages import read_in_pages
 from aimon_mongo.mongo.documents import NOW, literal, not_above, record_from_document
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.validate import optional_budget_override, optional_id, require_id, require_instance, require_token
@@ -136,7 +137,7 @@ class MongoSessionRecordStore:
 
     def list_session_ids(self) -> list[str]:
         with failures(SessionRecordStoreError, "list of session ids"):
-            docs = self._records.find({}, projection={n.F_ID: 1}).sort(n.F_ID, 1).to_list(None)
+            docs = read_in_pages(self._records, {}, projection={n.F_ID: 1})
         return [str(doc[n.F_ID]) for doc in docs]
 
     def delete(self, session_id: str, fencing_token: int) -> None:

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/schema.py by scripts/gen_sync.py; do not edit.
-"""Schema bootstrap (sync source; the sync twin is generated): the collections and indexes of
+"""Schema bootstrap (generated from the ``_async`` source): the collections and indexes of
 :func:`aimon_mongo.mongo.schema.session_schema`, idempotently — what ``db/mongodb/init.js`` creates."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/schema_check.py by scripts/gen_sync.py; do not edit.
-"""The bundle's schema check (sync source; the sync twin is generated): see :mod:`aimon_mongo.mongo.schema_check`.
+"""The bundle's schema check (generated from the ``_async`` source): see :mod:`aimon_mongo.mongo.schema_check`.
 
 :class:`SchemaCheck` hands the stores a *guarded* view of the database: its collections are ordinary
 PyMongo collections whose writing methods (every one that can create a collection implicitly) first run

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/segments.py by scripts/gen_sync.py; do not edit.
-"""MongoDB session-log segment store (sync source; the sync twin is generated): ``session_log_segments``.
+"""MongoDB session-log segment store (generated from the ``_async`` source): ``session_log_segments``.
 
 Segments are immutable and their ids new per ``put`` (a duplicate ``_id`` is refused, never overwritten).
 A ``put`` is fenced in three steps: :func:`advance_fence` (refuses a token below one already accepted),
@@ -8,7 +8,9 @@ the segment just inserted is deleted again and the put refused. So a stale segme
 writer only while its own ``put`` is stalled between the insert and the re-check (a paused process): it is
 removed when that ``put`` resumes, and stays for good if the process dies there. Deletes are fenced by the
 first step only
-(a delete cannot be undone; same window as records, see ``records.py``).
+(a delete cannot be undone; same window as records, see ``records.py``). Every read and delete of one
+segment carries the top-level ``sessionId`` beside the compound ``_id``: it is the shard key
+(:mod:`aimon_mongo.mongo.placement`), so mongos sends them to one shard.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ class MongoSessionLogSegmentStore:
         require_id(segment.session_id, "segment.session_id")
         require_id(segment.segment_id, "segment.segment_id")
         token = require_token(fencing_token)
-        session_id, key = segment.session_id, segment_key(segment.session_id, segment.segment_id)
+        session_id = segment.session_id
         with failures(SessionLogSegmentStoreError, f"put of segment {segment.segment_id!r} of {session_id!r}"):
             advance_fence(self._fences, session_id, token)
             try:
@@ -54,14 +56,14 @@ class MongoSessionLogSegmentStore:
                 ) from None
             highest = highest_token(self._fences, session_id)
             if highest is not None and highest > token:
-                self._segments.delete_one({n.F_ID: key, n.F_FENCING_TOKEN: token})
+                self._segments.delete_one({**_one(session_id, segment.segment_id), n.F_FENCING_TOKEN: token})
                 raise StaleFencingTokenError(session_id, token, highest)
 
     def get(self, session_id: str, segment_id: str) -> LogSegment | None:
         require_id(session_id, "session_id")
         require_id(segment_id, "segment_id")
         with failures(SessionLogSegmentStoreError, f"get of segment {segment_id!r} of {session_id!r}"):
-            doc = self._segments.find_one({n.F_ID: segment_key(session_id, segment_id)})
+            doc = self._segments.find_one(_one(session_id, segment_id))
         return None if doc is None else segment_from_document(doc)
 
     def list(self, session_id: str) -> list[SegmentInfo]:
@@ -80,7 +82,7 @@ class MongoSessionLogSegmentStore:
         token = require_token(fencing_token)
         with failures(SessionLogSegmentStoreError, f"delete of segment {segment_id!r} of {session_id!r}"):
             advance_fence(self._fences, session_id, token)
-            self._segments.delete_one({n.F_ID: segment_key(session_id, segment_id)})
+            self._segments.delete_one(_one(session_id, segment_id))
 
     def delete_all(self, session_id: str, fencing_token: int) -> None:
         require_id(session_id, "session_id")
@@ -98,7 +100,13 @@ class MongoSessionLogSegmentStore:
         if cursor is not None:
             query[n.F_SESSION_ID] = {"$gt": cursor}
         with failures(SessionLogSegmentStoreError, "scan of sessions with segments"):
-            cursor_ = self._segments.find(query, projection={n.F_SESSION_ID: 1}).sort(n.F_SESSION_ID, 1)
+            cursor_ = self._segments.find(query, projection={n.F_SESSION_ID: 1}).sort(n.F_SESSION_ID, 1).limit(limit)
             docs = cursor_.to_list(limit)
         sessions = list(dict.fromkeys(str(doc[n.F_SESSION_ID]) for doc in docs))
         return SegmentScanPage(session_ids=tuple(sessions), next_cursor=sessions[-1] if len(docs) == limit else None)
+
+
+def _one(session_id: str, segment_id: str) -> dict[str, Any]:
+    """The filter of one segment: its ``_id`` and the top-level ``sessionId`` (the shard key, so mongos
+    sends the read or delete to one shard instead of every shard)."""
+    return {n.F_SESSION_ID: session_id, n.F_ID: segment_key(session_id, segment_id)}

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/mongo/_async/tasks.py by scripts/gen_sync.py; do not edit.
-"""MongoDB background-task store (sync source; the sync twin is generated): ``background_task``.
+"""MongoDB background-task store (generated from the ``_async`` source): ``background_task``.
 
 ``transition`` and ``heartbeat`` are single ``find_one_and_update`` calls guarded by ``state NOT IN
 terminal``, so duplicate completion, duplicate stop and a heartbeat after completion are no-ops. ``list``
@@ -20,6 +20,7 @@ from aimon_mongo.clock import Clock
 from aimon_mongo.codec.task import task_from_mongo, task_to_mongo
 from aimon_mongo.errors import BackgroundTaskStoreError
 from aimon_mongo.model import TERMINAL_STATES, BackgroundTask, TaskQuery, TaskState
+from aimon_mongo.mongo._sync.pages import read_in_pages
 from aimon_mongo.mongo.documents import task_filter
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.validate import require_aware, require_id, require_instance
@@ -65,7 +66,7 @@ class MongoBackgroundTaskStore:
         if query is not None:
             require_instance(query, TaskQuery, "query")
         with failures(BackgroundTaskStoreError, "list of tasks"):
-            docs = self._tasks.find(task_filter(query)).to_list(None)
+            docs = read_in_pages(self._tasks, task_filter(query))
         return [task_from_mongo(doc) for doc in docs]
 
     def _update_live(self, task_id: str, update: dict[str, Any], what: str) -> BackgroundTask | None:
@@ -76,4 +77,3 @@ class MongoBackgroundTaskStore:
                 return_document=ReturnDocument.AFTER,
             )
         return None if doc is None else task_from_mongo(doc)
-

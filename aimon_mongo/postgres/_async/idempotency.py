@@ -20,7 +20,9 @@ from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.idempotency import decode_entry, encode_result
 from aimon_mongo.errors import IdempotencyStoreError
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, PutOutcome, PutResult, TurnResult
+from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.pool import AsyncPgPool
+from aimon_mongo.postgres._async.retention import sweep_in_batches
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit, require_positive
 
@@ -71,7 +73,6 @@ SELECT {_COLUMNS} FROM {{idem}}
 WHERE {_LIVE_IN_FLIGHT} AND holder_id IS NOT NULL AND last_touched_at < %s
 ORDER BY last_touched_at, key LIMIT %s
 """
-_SWEEP = "DELETE FROM {idem} WHERE expires_at < now()"
 
 
 class AsyncPostgresIdempotencyStore:
@@ -92,7 +93,7 @@ class AsyncPostgresIdempotencyStore:
         self._discard = qualify(_DISCARD, schema)
         self._compare_and_reset = qualify(_COMPARE_AND_RESET, schema)
         self._find_stale = qualify(_FIND_STALE, schema)
-        self._sweep = qualify(_SWEEP, schema)
+        self._sweep = qualify(retention.IDEMPOTENCY, schema)
 
     async def put_if_absent(self, entry: IdempotencyEntry, ttl: timedelta) -> PutResult:
         """Insert unless a live entry has the key (a lapsed one is overwritten); else ``EXISTING``."""
@@ -173,11 +174,10 @@ class AsyncPostgresIdempotencyStore:
             row = await cur.fetchone()
         return _entry(row) if row is not None else None
 
-    async def sweep_expired(self) -> int:
-        """Delete rows whose ``expires_at`` has passed (database time); returns how many."""
-        async with self._pool.connection(IdempotencyStoreError) as conn:
-            cur = await conn.execute(self._sweep)
-            return cur.rowcount
+    async def sweep_expired(self, *, batch_size: int = retention.DEFAULT_BATCH_SIZE) -> int:
+        """Delete rows whose ``expires_at`` has passed (database time), ``batch_size`` rows per statement;
+        returns how many."""
+        return await sweep_in_batches(self._pool, IdempotencyStoreError, self._sweep, {}, batch_size)
 
     async def _update(self, statement: str, params: Sequence[Any]) -> bool:
         async with self._pool.connection(IdempotencyStoreError) as conn:

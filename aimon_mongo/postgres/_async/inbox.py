@@ -41,9 +41,10 @@ FROM unnest(%s::text[], %s::text[], %s::smallint[], %s::text[], %s::timestamptz[
     AS given(conversation_id, agent_ref, priority, payload, delivered_at, position)
 ORDER BY position RETURNING id
 """
+# The outer DELETE names the session too, so a partitioned or distributed inbox can prune and route it.
 _COLLECT = f"""
-DELETE FROM {{inbox}} WHERE id IN (
-    SELECT id FROM {{inbox}} WHERE conversation_id = %s AND priority <= %s
+DELETE FROM {{inbox}} WHERE conversation_id = %(sid)s AND id IN (
+    SELECT id FROM {{inbox}} WHERE conversation_id = %(sid)s AND priority <= %(ceiling)s
     ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT {COLLECT_LIMIT}
 ) RETURNING id, priority, payload::text
 """
@@ -115,7 +116,7 @@ class AsyncPostgresSessionInbox:
         messages: list[InboundMessage] = []
         unreadable: list[UnreadableEntry] = []
         async with self._pool.connection(SessionInboxError) as conn, conn.transaction():
-            cur = await conn.execute(self._collect, [session_id, ceiling])
+            cur = await conn.execute(self._collect, {"sid": session_id, "ceiling": ceiling})
             rows: list[_Row] = await cur.fetchall()
             rows.sort(key=_order)
             bad: list[tuple[Any, ...]] = []

@@ -11,21 +11,26 @@ from datetime import timedelta
 
 from aimon_mongo.errors import AimonStorageError, SessionLeaseError
 from aimon_mongo.model import Lease
+from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.pool import AsyncPgPool
+from aimon_mongo.postgres._async.retention import sweep_in_batches
+from aimon_mongo.postgres.replication import SYNC_COMMIT_ON, SyncWaitWatch
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id, require_lease, require_positive
+from aimon_mongo.validate import require_id, require_lease, require_limit, require_positive
 
 log = logging.getLogger(__name__)
 
 # One statement (one transaction): when no live lease exists, draw the next token from the fence
 # counter (created at 2 for a new session, so the first token is 1), then take the lock row unless a
 # live lease appeared meanwhile (ON CONFLICT re-checks the latest row version). A held lease draws no
-# token; a lost race burns one, which only leaves a gap.
+# token; a lost race burns one, which only leaves a gap. With the replication guard on, /*sync*/ becomes
+# ``AND`` :data:`~aimon_mongo.postgres.replication.SYNC_COMMIT_ON`: the statement's commit then waits for
+# the synchronous standbys, so no acknowledged token can be missing on a promoted one.
 _ACQUIRE = """
 WITH free AS (
     SELECT NOT EXISTS (
         SELECT 1 FROM {lock} WHERE conversation_id = %(sid)s AND lease_expires_at > now()
-    ) AS ok
+    ) /*sync*/ AS ok
 ), token AS (
     INSERT INTO {fence} AS f (conversation_id, next_token)
     SELECT %(sid)s, 2 FROM free WHERE free.ok
@@ -58,27 +63,47 @@ class AsyncPostgresSessionLeaseStore:
     """Holder election with fencing tokens that strictly increase per session (see the module text).
 
     ``extend`` is a token CAS without an expiry check: a lapsed lease nobody took since is resurrected
-    (``resurrects_lapsed``), as in the reference.
+    (``resurrects_lapsed``), as in the reference. ``synchronous``: acquisitions commit with
+    ``synchronous_commit = on`` (the bundle's replication guard, see :mod:`aimon_mongo.postgres.replication`).
     """
 
     resurrects_lapsed = True
     holder_id_forbidden_chars = ""
 
-    def __init__(self, pool: AsyncPgPool, schema: str) -> None:
+    def __init__(self, pool: AsyncPgPool, schema: str, *, synchronous: bool = False) -> None:
         self._pool = pool
-        self._acquire = qualify(_ACQUIRE, schema)
+        self._synchronous = synchronous
+        wait = f"AND {SYNC_COMMIT_ON}" if synchronous else ""
+        self._acquire = qualify(_ACQUIRE.replace(" /*sync*/", f" {wait}" if wait else ""), schema)
         self._extend = qualify(_EXTEND, schema)
         self._release = qualify(_RELEASE, schema)
         self._find = qualify(_FIND, schema)
+        self._sweep_lapsed = qualify(retention.LAPSED_LOCKS, schema)
+        self._sweep_fences = qualify(retention.IDLE_FENCES, schema)
+        self._lock_space = retention.lock_space(schema)
 
     async def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
-        """Take the lease unless a live one exists (the same holder gets no special treatment)."""
+        """Take the lease unless a live one exists (the same holder gets no special treatment). With the
+        replication guard on, an acquisition whose wait for the synchronous standby was cancelled raises
+        :class:`SessionLeaseError` instead of handing out a token no standby may hold."""
         require_id(session_id, "session_id")
         require_id(holder_id, "holder_id")
         require_positive(ttl, "ttl")
+        watch = SyncWaitWatch()
         async with self._pool.connection(SessionLeaseError) as conn:
-            cur = await conn.execute(self._acquire, {"sid": session_id, "holder": holder_id, "ttl": ttl})
-            row = await cur.fetchone()
+            if self._synchronous:
+                conn.add_notice_handler(watch)
+            try:
+                cur = await conn.execute(self._acquire, {"sid": session_id, "holder": holder_id, "ttl": ttl})
+                row = await cur.fetchone()
+            finally:
+                if self._synchronous:
+                    conn.remove_notice_handler(watch)
+        if watch.cancelled:
+            raise SessionLeaseError(
+                f"the lease acquisition on session {session_id} committed on the primary, but its wait for the "
+                "synchronous standby was cancelled: the token is not handed out (the lease lapses after its ttl)"
+            )
         if row is None:
             return None
         return Lease(session_id=session_id, holder_id=holder_id, fencing_token=row[0], expires_at=row[1])
@@ -110,3 +135,28 @@ class AsyncPostgresSessionLeaseStore:
             return None
         return Lease(session_id=session_id, holder_id=row[0], fencing_token=row[1], expires_at=row[2])
 
+    async def sweep_lapsed(self, lapsed_for: timedelta, *, batch_size: int = retention.DEFAULT_BATCH_SIZE) -> int:
+        """Delete lock rows whose lease lapsed more than ``lapsed_for`` ago (database time), ``batch_size``
+        rows per statement; returns how many. The fence counter keeps the token, so a later acquisition
+        still gets a higher one; a holder that comes back after the sweep can no longer ``extend``."""
+        require_positive(lapsed_for, "lapsed_for")
+        params = {"grace": lapsed_for}
+        return await sweep_in_batches(self._pool, SessionLeaseError, self._sweep_lapsed, params, batch_size)
+
+    async def sweep_idle_fences(self, *, batch_size: int = retention.DEFAULT_BATCH_SIZE) -> tuple[int, int]:
+        """Delete the ``conversation_lock_fence`` and ``session_fence`` rows of sessions with nothing left
+        (see :mod:`aimon_mongo.postgres.retention`), walking the counters ``batch_size`` sessions per
+        statement; returns (counter rows, session fence rows) deleted. Tokens never go backwards: the
+        deleted rows' highest token raises the floor every new counter row starts above."""
+        require_limit(batch_size, "batch_size")
+        after, counters, fences = "", 0, 0
+        while True:
+            async with self._pool.connection(SessionLeaseError) as conn:
+                params = {"after": after, "batch": batch_size, "lock_space": self._lock_space}
+                cur = await conn.execute(self._sweep_fences, params)
+                row = await cur.fetchone()
+            assert row is not None
+            counters, fences = counters + row[1], fences + row[2]
+            if row[0] is None:
+                return counters, fences
+            after = row[0]

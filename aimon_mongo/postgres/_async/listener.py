@@ -98,7 +98,7 @@ class AsyncSignalListener:
             self._feed = SignalFeed(int(row[0]) if row else 0)
         except psycopg.Error as exc:
             await _close_quietly(conn)
-            raise translate(exc, SignalBusError, self._pool.endpoint) from exc
+            raise translate(exc, SignalBusError, self._pool.listen_endpoint) from exc
         self._worker = spawn(lambda: self._run(conn), name=f"aimon-postgres-listen-{self._node_id}")
 
     async def stop(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -10,8 +10,11 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from aimon_mongo._async_runtime import Lock
-from aimon_mongo.errors import AimonStorageError, BackendUnavailable
+from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
 from aimon_mongo.postgres.failures import endpoint, translate
+
+Conn = psycopg.AsyncConnection[Any]
+FirstUse = Callable[[Conn], Awaitable[None]]  # sync: FirstUse = Callable[[Conn], None]
 
 DEFAULT_MIN_SIZE = 1
 DEFAULT_MAX_SIZE = 16
@@ -25,7 +28,15 @@ class AsyncPgPool:
     single statement is a single round trip), closed by :meth:`close`. Given an
     :class:`AsyncConnectionPool`, it is borrowed: used as it is and left open. Every psycopg failure
     leaving :meth:`connection` becomes :class:`BackendUnavailable` (naming ``host:port``) or the error
+    family the caller names. ``first_use`` runs on the first connection handed out, before the caller's
+    statements, until it returns once (the bundle's replication check).
     family the caller names.
+
+    ``pooled=True`` is for a server reached through a transaction-mode pooler (PgBouncer): the
+    connections the pool opens never prepare statements (psycopg's ``prepare_threshold=None``), since a
+    prepared statement lives on one server connection and the pooler hands each transaction another.
+    ``listen_dsn`` is where :meth:`dedicated` connects (default: the pool's own server); LISTEN must reach
+    the server directly, because a pooler does not keep a session's LISTEN across transactions.
     """
 
     def __init__(
@@ -36,8 +47,18 @@ class AsyncPgPool:
         max_size: int = DEFAULT_MAX_SIZE,
         timeout: float = DEFAULT_TIMEOUT,
         application_name: str = "aimon-mongo",
+        first_use: FirstUse | None = None,
+        pooled: bool = False,
+        listen_dsn: str | None = None,
     ) -> None:
+        if not isinstance(pooled, bool):
+            raise InvalidArgumentError(f"pooled must be a bool, got {type(pooled).__name__}")
+        if listen_dsn is not None and (not isinstance(listen_dsn, str) or not listen_dsn.strip()):
+            raise InvalidArgumentError(f"listen_dsn must be a non-empty connection string, got {listen_dsn!r}")
         self._timeout = timeout
+        self._first_use = first_use
+        self.pooled = pooled
+        """Whether statements are never prepared (for a transaction-mode pooler)."""
         self._application_name = application_name
         self._min_size = min_size
         self._max_size = max_size
@@ -57,7 +78,14 @@ class AsyncPgPool:
             raise TypeError(
                 f"expected a connection string or a psycopg_pool pool with a str conninfo, got {type(source).__name__}"
             )
+        if pooled and not self._owned and self._kwargs.get("prepare_threshold", 5) is not None:
+            raise InvalidArgumentError(
+                "pooled=True with a borrowed pool needs that pool built with kwargs={'prepare_threshold': None}"
+            )
         self.endpoint = endpoint(self._conninfo, self._kwargs)
+        self._listen_conninfo = listen_dsn if listen_dsn is not None else self._conninfo
+        self.listen_endpoint = endpoint(listen_dsn) if listen_dsn is not None else self.endpoint
+        """``host:port`` the LISTEN connection goes to (as named in errors)."""
 
     @property
     def timeout(self) -> float:
@@ -77,6 +105,7 @@ class AsyncPgPool:
                         "autocommit": True,
                         "connect_timeout": max(1, round(self._timeout)),
                         "application_name": self._application_name,
+                        **({"prepare_threshold": None} if self.pooled else {}),
                     },
                     open=False,
                     name=f"aimon-postgres {self.endpoint}",
@@ -95,19 +124,23 @@ class AsyncPgPool:
         pool = self._pool if self._pool is not None and not self._closed else await self._opened()
         try:
             async with pool.connection() as conn:
+                if self._first_use is not None:
+                    await self._first_use(conn)  # until it returns once: a refusal refuses every use
+                    self._first_use = None
                 yield conn
         except psycopg.Error as exc:
             raise translate(exc, family, self.endpoint) from exc
 
     async def dedicated(self, family: type[AimonStorageError]) -> psycopg.AsyncConnection[Any]:
-        """A new autocommit connection outside the pool (LISTEN state is bound to one connection)."""
+        """A new autocommit connection outside the pool (LISTEN state is bound to one connection), to
+        ``listen_dsn`` when one was given."""
         kwargs = {**self._kwargs, "autocommit": True}
         kwargs.setdefault("connect_timeout", max(1, round(self._timeout)))
         kwargs.setdefault("application_name", self._application_name)
         try:
-            return await psycopg.AsyncConnection.connect(self._conninfo, **kwargs)
+            return await psycopg.AsyncConnection.connect(self._listen_conninfo, **kwargs)
         except psycopg.Error as exc:
-            raise translate(exc, family, self.endpoint) from exc
+            raise translate(exc, family, self.listen_endpoint) from exc
 
     async def close(self) -> None:
         """Close an owned pool (a borrowed one stays open). Idempotent."""

@@ -1,7 +1,11 @@
 """PostgreSQL signal bus: rows in ``conversation_signal`` plus a NOTIFY doorbell carrying only the row id.
 
-Publishing inserts the row and calls ``pg_notify('conversation_signal_doorbell', '<id>')`` in the same
-statement (one transaction: the doorbell rings at commit, never for a row that is not there). Receiving
+Publishing inserts the row (one autocommit statement), then rings the doorbell with a separate
+``SELECT pg_notify('conversation_signal_doorbell', '<id>')`` on the same connection: the doorbell rings only
+for a row already committed, and the insert's commit does not wait for the server-wide lock a NOTIFY-ing
+transaction holds through its commit (publishers' inserts group-commit instead of flushing one at a time).
+A ring that fails after the insert committed is logged, not raised: the signal is published, and the
+listeners' self-poll picks it up (a retried publish would deliver it twice). Receiving
 is :class:`~aimon_mongo.postgres._async.listener.AsyncSignalListener`, started by the first
 ``subscribe``. Rows persist, so a node that was disconnected catches up from its last id; old rows are
 removed by :meth:`AsyncPostgresSessionSignalBus.sweep_older_than`.
@@ -15,6 +19,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import psycopg
+
 from aimon_mongo import names as n
 from aimon_mongo._async.ports import SignalHandler
 from aimon_mongo._async.subscription import AsyncHubSubscription
@@ -23,8 +29,10 @@ from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.signal import decode_signal, encode_signal
 from aimon_mongo.errors import BackendUnavailable, CodecError, InvalidArgumentError, SignalBusError
 from aimon_mongo.model import SessionSignal
+from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.listener import AsyncSignalListener, FetchedRow
 from aimon_mongo.postgres._async.pool import AsyncPgPool
+from aimon_mongo.postgres._async.retention import sweep_in_batches
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.signal_hub import SignalHub
 from aimon_mongo.validate import require_aware, require_id, require_signal
@@ -35,14 +43,11 @@ PUBLISH_CHUNK = 256
 """Signals per ``publish_all`` statement (each chunk is its own transaction)."""
 
 _PUBLISH = """
-WITH ins AS (
-    INSERT INTO {signal} (conversation_id, kind, origin_node_id, payload)
-    VALUES (%s, %s, %s, %s::jsonb) RETURNING id
-)
-SELECT pg_notify(%s, id::text) FROM ins
+INSERT INTO {signal} (conversation_id, kind, origin_node_id, payload)
+VALUES (%s, %s, %s, %s::jsonb) RETURNING id
 """
-# One statement text whatever the chunk size: four arrays, inserted in list order (WITH ORDINALITY),
-# one doorbell for the chunk carrying its highest id.
+# One statement text whatever the chunk size: four arrays, inserted in list order (WITH ORDINALITY); the
+# chunk's highest id is what its one doorbell carries.
 _PUBLISH_MANY = """
 WITH ins AS (
     INSERT INTO {signal} (conversation_id, kind, origin_node_id, payload)
@@ -51,9 +56,9 @@ WITH ins AS (
     ORDER BY ord
     RETURNING id
 )
-SELECT pg_notify(%s, max(id)::text) FROM ins
+SELECT max(id) FROM ins
 """
-_SWEEP = "DELETE FROM {signal} WHERE created_at < %s"
+_RING = "SELECT pg_notify(%s, %s)"
 
 
 class AsyncPostgresSessionSignalBus:
@@ -67,7 +72,8 @@ class AsyncPostgresSessionSignalBus:
         self._pool = pool
         self._publish = qualify(_PUBLISH, schema)
         self._publish_many = qualify(_PUBLISH_MANY, schema)
-        self._sweep = qualify(_SWEEP, schema)
+        self._ring = _RING
+        self._sweep = qualify(retention.SIGNALS, schema)
         self._hub = SignalHub()
         self._lock = Lock()
         self._closed = False
@@ -75,14 +81,14 @@ class AsyncPostgresSessionSignalBus:
         self._listening = False
 
     async def publish(self, signal: SessionSignal) -> None:
-        """Insert the row and ring the doorbell, in one transaction."""
+        """Insert the row, then ring the doorbell (two statements, see the module text)."""
         params = _row(signal)
         self._check_open()
         async with self._pool.connection(SignalBusError) as conn:
-            await conn.execute(self._publish, [*params, n.PG_SIGNAL_DOORBELL_CHANNEL])
+            await self._insert_and_ring(conn, self._publish, params)
 
     async def publish_all(self, signals: Sequence[SessionSignal]) -> None:
-        """Publish in list order, :data:`PUBLISH_CHUNK` rows per statement.
+        """Publish in list order, :data:`PUBLISH_CHUNK` rows per insert statement (one doorbell each).
 
         Every signal is encoded before a connection is taken (an unencodable one fails alone). When a
         chunk's statement is refused, the chunk is published again one by one so only the bad signal
@@ -101,14 +107,14 @@ class AsyncPostgresSessionSignalBus:
             columns = [list(column) for column in zip(*chunk, strict=True)]
             try:
                 async with self._pool.connection(SignalBusError) as conn:
-                    await conn.execute(self._publish_many, [*columns, n.PG_SIGNAL_DOORBELL_CHANNEL])
+                    await self._insert_and_ring(conn, self._publish_many, columns)
             except BackendUnavailable:
                 raise
             except SignalBusError:
                 for offset, params in enumerate(chunk):
                     try:
                         async with self._pool.connection(SignalBusError) as conn:
-                            await conn.execute(self._publish, [*params, n.PG_SIGNAL_DOORBELL_CHANNEL])
+                            await self._insert_and_ring(conn, self._publish, params)
                     except BackendUnavailable:
                         raise
                     except SignalBusError as exc:
@@ -116,6 +122,16 @@ class AsyncPostgresSessionSignalBus:
         if failures:
             summary = "; ".join(failures)
             raise SignalBusError(f"{len(failures)} of {len(signals)} signals were not published: {summary}")
+
+    async def _insert_and_ring(self, conn: psycopg.AsyncConnection[Any], insert: str, params: Sequence[Any]) -> None:
+        cur = await conn.execute(insert, params)
+        row = await cur.fetchone()
+        if row is None or row[0] is None:
+            return
+        try:
+            await conn.execute(self._ring, [n.PG_SIGNAL_DOORBELL_CHANNEL, str(row[0])])
+        except (psycopg.Error, OSError) as exc:  # the row is committed: listeners find it on their self-poll
+            log.warning("signal row %s published, but its doorbell failed (%s)", row[0], type(exc).__name__)
 
     async def subscribe(self, session_id: str, handler: SignalHandler) -> AsyncHubSubscription:
         """Call ``handler`` for every signal of the session published by another node from now on."""
@@ -129,12 +145,11 @@ class AsyncPostgresSessionSignalBus:
                 self._listening = True
         return AsyncHubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
 
-    async def sweep_older_than(self, cutoff: datetime) -> int:
-        """Delete signal rows created before ``cutoff`` (retention); returns how many were removed."""
+    async def sweep_older_than(self, cutoff: datetime, *, batch_size: int = retention.DEFAULT_BATCH_SIZE) -> int:
+        """Delete signal rows created before ``cutoff`` (retention), ``batch_size`` rows per statement;
+        returns how many were removed."""
         cutoff = require_aware(cutoff, "cutoff")
-        async with self._pool.connection(SignalBusError) as conn:
-            cur = await conn.execute(self._sweep, [cutoff])
-            return cur.rowcount
+        return await sweep_in_batches(self._pool, SignalBusError, self._sweep, {"cutoff": cutoff}, batch_size)
 
     async def close(self) -> None:
         """Stop the listener; publishing afterwards raises. Idempotent."""

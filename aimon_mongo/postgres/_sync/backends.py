@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from typing import Any
 
+import psycopg
 from psycopg_pool import ConnectionPool
 
 from aimon_mongo import names as n
 from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo.clock import Clock, system_clock
-from aimon_mongo.errors import SchemaMigrationError
+from aimon_mongo.errors import InvalidArgumentError, ReplicationGuardError, SchemaMigrationError, SignalBusError
+from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._sync.idempotency import DEFAULT_DONE_TTL, PostgresIdempotencyStore
 from aimon_mongo.postgres._sync.inbox import PostgresSessionInbox
 from aimon_mongo.postgres._sync.leases import PostgresSessionLeaseStore
@@ -22,7 +25,25 @@ from aimon_mongo.postgres._sync.segments import PostgresSessionLogSegmentStore
 from aimon_mongo.postgres._sync.signals import PostgresSessionSignalBus
 from aimon_mongo.postgres._sync.tasks import PostgresBackgroundTaskStore
 from aimon_mongo.postgres.migrations import require_schema_name
-from aimon_mongo.validate import require_id
+from aimon_mongo.postgres.replication import (
+    DEFAULT_GUARD,
+    REPORT_SQL,
+    ReplicationGuard,
+    ReplicationReport,
+    report_from_row,
+    require_guard,
+    verdict,
+)
+from aimon_mongo.postgres.retention import SweepReport
+from aimon_mongo.validate import require_id, require_limit, require_positive
+
+DEFAULT_SIGNAL_RETENTION = timedelta(hours=1)
+"""How long :meth:`PostgresSessionBackends.sweep` keeps signal rows (a node disconnected for longer
+misses what was swept meanwhile)."""
+DEFAULT_LAPSED_LOCK_GRACE = timedelta(hours=1)
+"""How long after its lease lapsed :meth:`PostgresSessionBackends.sweep` keeps a lock row."""
+
+log = logging.getLogger(__name__)
 
 
 class PostgresSessionBackends(ClosingBundle):
@@ -35,6 +56,16 @@ class PostgresSessionBackends(ClosingBundle):
     stamps what callers see (task end times, idempotency touch times); expiry and ordering use the
     database clock. The signal bus keeps one extra connection outside the pool for LISTEN. Connections
     the bundle opens carry ``application_name`` = ``aimon-mongo <node_id>`` (see ``pg_stat_activity``).
+
+    ``replication_guard`` keeps fencing tokens failover-safe (docs/guarantees.md, "Failover"): unless
+    ``"off"``, lease acquisitions commit with ``synchronous_commit = on``, and the bundle's first use reads
+    the server's replication settings (:attr:`replication_report`) before anything else runs. Without a
+    connected synchronous standby, ``"require"`` refuses every operation with
+    :class:`~aimon_mongo.errors.ReplicationGuardError` naming the settings, ``"warn"`` (default) logs one
+    WARN naming them and the risk, ``"off"`` neither checks nor waits.
+    Behind a transaction-mode pooler (PgBouncer): pass ``pooled=True`` (no statement is ever prepared)
+    and ``listen_dsn``, a connection string that reaches the server directly, for the LISTEN connection
+    (through the pooler the listener never hears a doorbell and falls back to its 5 s self-poll).
     """
 
     def __init__(
@@ -48,9 +79,14 @@ class PostgresSessionBackends(ClosingBundle):
         pool_min_size: int = DEFAULT_MIN_SIZE,
         pool_max_size: int = DEFAULT_MAX_SIZE,
         timeout: float = DEFAULT_TIMEOUT,
+        replication_guard: ReplicationGuard = DEFAULT_GUARD,
+        pooled: bool = False,
+        listen_dsn: str | None = None,
     ) -> None:
         self.node_id = require_id(node_id, "node_id")
         self.schema = require_schema_name(schema)
+        self.replication_guard = require_guard(replication_guard)
+        self._report: ReplicationReport | None = None
         self._clock = clock or system_clock
         self._pool = PgPool(
             source,
@@ -58,9 +94,12 @@ class PostgresSessionBackends(ClosingBundle):
             max_size=pool_max_size,
             timeout=timeout,
             application_name=f"aimon-mongo {self.node_id}"[:63],
+            first_use=None if self.replication_guard == "off" else self._judge_replication,
+            pooled=pooled,
+            listen_dsn=listen_dsn,
         )
         self._inbox = PostgresSessionInbox(self._pool, schema)
-        self._leases = PostgresSessionLeaseStore(self._pool, schema)
+        self._leases = PostgresSessionLeaseStore(self._pool, schema, synchronous=self.replication_guard != "off")
         self._signals = PostgresSessionSignalBus(self._pool, schema, self.node_id)
         self._idempotency = PostgresIdempotencyStore(self._pool, schema, self._clock, idempotency_done_ttl)
         self._tasks = PostgresBackgroundTaskStore(self._pool, schema, self._clock)
@@ -71,6 +110,33 @@ class PostgresSessionBackends(ClosingBundle):
     def endpoint(self) -> str:
         """``host:port`` of the server (as named in errors)."""
         return self._pool.endpoint
+
+    @property
+    def replication_report(self) -> ReplicationReport | None:
+        """What the replication check read (``None`` before the first use, and with the guard ``"off"``
+        until :meth:`check_replication` is called)."""
+        return self._report
+
+    def check_replication(self) -> ReplicationReport:
+        """Run the replication check now (it otherwise runs at the first use) and return its report;
+        refuses like any first use with ``"require"``. With ``"off"`` it reads the report, judges nothing."""
+        with self._pool.connection(ReplicationGuardError) as conn:
+            if self._report is None:
+                self._report = _read_report(conn)
+        return self._report
+
+    def _judge_replication(self, conn: psycopg.Connection[Any]) -> None:
+        # The pool runs this until it returns once: a refusal is judged again at the next use.
+        self._report = report = _read_report(conn)
+        message = verdict(report, self.replication_guard, self.endpoint)
+        if message is None:
+            log.info(
+                "PostgreSQL at %s: acquisitions wait for a synchronous standby (%s)", self.endpoint, report.describe()
+            )
+        elif self.replication_guard == "require":
+            raise ReplicationGuardError(message)
+        else:
+            log.warning("%s", message)
 
     @property
     def inbox(self) -> PostgresSessionInbox:
@@ -106,8 +172,43 @@ class PostgresSessionBackends(ClosingBundle):
         with self._pool.connection(SchemaMigrationError) as conn:
             return apply_migrations(conn, self.schema)
 
+    def sweep(
+        self,
+        *,
+        signals_older_than: timedelta = DEFAULT_SIGNAL_RETENTION,
+        locks_lapsed_for: timedelta = DEFAULT_LAPSED_LOCK_GRACE,
+        fences: bool = True,
+        batch_size: int = retention.DEFAULT_BATCH_SIZE,
+    ) -> SweepReport:
+        """Retention for every table that grows, ``batch_size`` rows per statement (each its own
+        transaction): signal rows older than ``signals_older_than`` (by database time), idempotency rows
+        past ``expires_at``, lock rows lapsed longer than ``locks_lapsed_for``, then (``fences``) the fence
+        rows of sessions with nothing left — without a token ever going backwards (see
+        :mod:`aimon_mongo.postgres.retention`). Safe to run on several nodes at once; schedule it."""
+        require_positive(signals_older_than, "signals_older_than")
+        require_positive(locks_lapsed_for, "locks_lapsed_for")
+        if not isinstance(fences, bool):
+            raise InvalidArgumentError(f"fences must be a bool, got {type(fences).__name__}")
+        require_limit(batch_size, "batch_size")
+        with self._pool.connection(SignalBusError) as conn:
+            cur = conn.execute("SELECT now()")
+            row = cur.fetchone()
+        assert row is not None
+        signals = self._signals.sweep_older_than(row[0] - signals_older_than, batch_size=batch_size)
+        idempotency = self._idempotency.sweep_expired(batch_size=batch_size)
+        lapsed = self._leases.sweep_lapsed(locks_lapsed_for, batch_size=batch_size)
+        counters, session_fences = self._leases.sweep_idle_fences(batch_size=batch_size) if fences else (0, 0)
+        return SweepReport(signals, idempotency, lapsed, counters, session_fences)
+
     def close(self) -> None:
         """Stop the signal listener and close the pool if it is ours. Idempotent."""
         self._signals.close()
         self._pool.close()
 
+
+def _read_report(conn: psycopg.Connection[Any]) -> ReplicationReport:
+    cur = conn.execute(REPORT_SQL)
+    row = cur.fetchone()
+    if row is None:  # one row always: an aggregate over a LEFT JOIN
+        raise ReplicationGuardError("the replication check returned no row")
+    return report_from_row(tuple(row))

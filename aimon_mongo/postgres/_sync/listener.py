@@ -99,7 +99,7 @@ class SignalListener:
             self._feed = SignalFeed(int(row[0]) if row else 0)
         except psycopg.Error as exc:
             _close_quietly(conn)
-            raise translate(exc, SignalBusError, self._pool.endpoint) from exc
+            raise translate(exc, SignalBusError, self._pool.listen_endpoint) from exc
         self._worker = spawn(lambda: self._run(conn), name=f"aimon-postgres-listen-{self._node_id}")
 
     def stop(self) -> None:

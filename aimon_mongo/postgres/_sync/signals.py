@@ -1,8 +1,12 @@
 # GENERATED from aimon_mongo/postgres/_async/signals.py by scripts/gen_sync.py; do not edit.
 """PostgreSQL signal bus: rows in ``conversation_signal`` plus a NOTIFY doorbell carrying only the row id.
 
-Publishing inserts the row and calls ``pg_notify('conversation_signal_doorbell', '<id>')`` in the same
-statement (one transaction: the doorbell rings at commit, never for a row that is not there). Receiving
+Publishing inserts the row (one autocommit statement), then rings the doorbell with a separate
+``SELECT pg_notify('conversation_signal_doorbell', '<id>')`` on the same connection: the doorbell rings only
+for a row already committed, and the insert's commit does not wait for the server-wide lock a NOTIFY-ing
+transaction holds through its commit (publishers' inserts group-commit instead of flushing one at a time).
+A ring that fails after the insert committed is logged, not raised: the signal is published, and the
+listeners' self-poll picks it up (a retried publish would deliver it twice). Receiving
 is :class:`~aimon_mongo.postgres._sync.listener.SignalListener`, started by the first
 ``subscribe``. Rows persist, so a node that was disconnected catches up from its last id; old rows are
 removed by :meth:`PostgresSessionSignalBus.sweep_older_than`.
@@ -16,6 +20,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import psycopg
+
 from aimon_mongo import names as n
 from aimon_mongo._sync.ports import SignalHandler
 from aimon_mongo._sync.subscription import HubSubscription
@@ -24,8 +30,10 @@ from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.signal import decode_signal, encode_signal
 from aimon_mongo.errors import BackendUnavailable, CodecError, InvalidArgumentError, SignalBusError
 from aimon_mongo.model import SessionSignal
+from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._sync.listener import SignalListener, FetchedRow
 from aimon_mongo.postgres._sync.pool import PgPool
+from aimon_mongo.postgres._sync.retention import sweep_in_batches
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.signal_hub import SignalHub
 from aimon_mongo.validate import require_aware, require_id, require_signal
@@ -36,14 +44,11 @@ PUBLISH_CHUNK = 256
 """Signals per ``publish_all`` statement (each chunk is its own transaction)."""
 
 _PUBLISH = """
-WITH ins AS (
-    INSERT INTO {signal} (conversation_id, kind, origin_node_id, payload)
-    VALUES (%s, %s, %s, %s::jsonb) RETURNING id
-)
-SELECT pg_notify(%s, id::text) FROM ins
+INSERT INTO {signal} (conversation_id, kind, origin_node_id, payload)
+VALUES (%s, %s, %s, %s::jsonb) RETURNING id
 """
-# One statement text whatever the chunk size: four arrays, inserted in list order (WITH ORDINALITY),
-# one doorbell for the chunk carrying its highest id.
+# One statement text whatever the chunk size: four arrays, inserted in list order (WITH ORDINALITY); the
+# chunk's highest id is what its one doorbell carries.
 _PUBLISH_MANY = """
 WITH ins AS (
     INSERT INTO {signal} (conversation_id, kind, origin_node_id, payload)
@@ -52,9 +57,9 @@ WITH ins AS (
     ORDER BY ord
     RETURNING id
 )
-SELECT pg_notify(%s, max(id)::text) FROM ins
+SELECT max(id) FROM ins
 """
-_SWEEP = "DELETE FROM {signal} WHERE created_at < %s"
+_RING = "SELECT pg_notify(%s, %s)"
 
 
 class PostgresSessionSignalBus:
@@ -68,7 +73,8 @@ class PostgresSessionSignalBus:
         self._pool = pool
         self._publish = qualify(_PUBLISH, schema)
         self._publish_many = qualify(_PUBLISH_MANY, schema)
-        self._sweep = qualify(_SWEEP, schema)
+        self._ring = _RING
+        self._sweep = qualify(retention.SIGNALS, schema)
         self._hub = SignalHub()
         self._lock = Lock()
         self._closed = False
@@ -76,14 +82,14 @@ class PostgresSessionSignalBus:
         self._listening = False
 
     def publish(self, signal: SessionSignal) -> None:
-        """Insert the row and ring the doorbell, in one transaction."""
+        """Insert the row, then ring the doorbell (two statements, see the module text)."""
         params = _row(signal)
         self._check_open()
         with self._pool.connection(SignalBusError) as conn:
-            conn.execute(self._publish, [*params, n.PG_SIGNAL_DOORBELL_CHANNEL])
+            self._insert_and_ring(conn, self._publish, params)
 
     def publish_all(self, signals: Sequence[SessionSignal]) -> None:
-        """Publish in list order, :data:`PUBLISH_CHUNK` rows per statement.
+        """Publish in list order, :data:`PUBLISH_CHUNK` rows per insert statement (one doorbell each).
 
         Every signal is encoded before a connection is taken (an unencodable one fails alone). When a
         chunk's statement is refused, the chunk is published again one by one so only the bad signal
@@ -102,14 +108,14 @@ class PostgresSessionSignalBus:
             columns = [list(column) for column in zip(*chunk, strict=True)]
             try:
                 with self._pool.connection(SignalBusError) as conn:
-                    conn.execute(self._publish_many, [*columns, n.PG_SIGNAL_DOORBELL_CHANNEL])
+                    self._insert_and_ring(conn, self._publish_many, columns)
             except BackendUnavailable:
                 raise
             except SignalBusError:
                 for offset, params in enumerate(chunk):
                     try:
                         with self._pool.connection(SignalBusError) as conn:
-                            conn.execute(self._publish, [*params, n.PG_SIGNAL_DOORBELL_CHANNEL])
+                            self._insert_and_ring(conn, self._publish, params)
                     except BackendUnavailable:
                         raise
                     except SignalBusError as exc:
@@ -117,6 +123,16 @@ class PostgresSessionSignalBus:
         if failures:
             summary = "; ".join(failures)
             raise SignalBusError(f"{len(failures)} of {len(signals)} signals were not published: {summary}")
+
+    def _insert_and_ring(self, conn: psycopg.Connection[Any], insert: str, params: Sequence[Any]) -> None:
+        cur = conn.execute(insert, params)
+        row = cur.fetchone()
+        if row is None or row[0] is None:
+            return
+        try:
+            conn.execute(self._ring, [n.PG_SIGNAL_DOORBELL_CHANNEL, str(row[0])])
+        except (psycopg.Error, OSError) as exc:  # the row is committed: listeners find it on their self-poll
+            log.warning("signal row %s published, but its doorbell failed (%s)", row[0], type(exc).__name__)
 
     def subscribe(self, session_id: str, handler: SignalHandler) -> HubSubscription:
         """Call ``handler`` for every signal of the session published by another node from now on."""
@@ -130,12 +146,11 @@ class PostgresSessionSignalBus:
                 self._listening = True
         return HubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
 
-    def sweep_older_than(self, cutoff: datetime) -> int:
-        """Delete signal rows created before ``cutoff`` (retention); returns how many were removed."""
+    def sweep_older_than(self, cutoff: datetime, *, batch_size: int = retention.DEFAULT_BATCH_SIZE) -> int:
+        """Delete signal rows created before ``cutoff`` (retention), ``batch_size`` rows per statement;
+        returns how many were removed."""
         cutoff = require_aware(cutoff, "cutoff")
-        with self._pool.connection(SignalBusError) as conn:
-            cur = conn.execute(self._sweep, [cutoff])
-            return cur.rowcount
+        return sweep_in_batches(self._pool, SignalBusError, self._sweep, {"cutoff": cutoff}, batch_size)
 
     def close(self) -> None:
         """Stop the listener; publishing afterwards raises. Idempotent."""

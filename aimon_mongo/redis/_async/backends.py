@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 
 from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo.clock import Clock, system_clock
@@ -33,32 +34,46 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
     bytes. ``key_prefixes`` moves keys away from the frozen defaults (only for isolated deployments and
     tests: nodes sharing state must share prefixes). ``clock`` stamps what callers see (``created_at``,
     ``updated_at``, a task's ``end_time``); lease expiry and inbox order use the Redis server's clock.
+
+    ``cluster_layout=True`` selects the opt-in cluster key layout (every key of a session carries the hash
+    tag ``{s:<id>}``, so each multi-key script touches one slot; signals use sharded pub/sub): required
+    for a ``RedisCluster`` client, usable on a standalone server too. **Reference-build nodes cannot read
+    the cluster layout**: use it only where every node is a Python node; the default is the frozen layout.
     """
 
     def __init__(
         self,
-        client: Redis | str,
+        client: Redis | RedisCluster | str,
         node_id: str,
         key_prefixes: RedisKeyPrefixes | None = None,
         clock: Clock | None = None,
         *,
         done_ttl: timedelta = DEFAULT_DONE_TTL,
         collect_limit: int = DEFAULT_COLLECT_LIMIT,
+        cluster_layout: bool = False,
     ) -> None:
         self.node_id = require_id(node_id, "node_id")
         if key_prefixes is not None and not isinstance(key_prefixes, RedisKeyPrefixes):
             raise InvalidArgumentError(f"key_prefixes must be RedisKeyPrefixes, got {type(key_prefixes).__name__}")
+        self._client: Redis | RedisCluster
         if isinstance(client, str):
             self._client = Redis.from_url(client, socket_connect_timeout=CONNECT_TIMEOUT)
             self._owns_client = True
-        elif isinstance(client, Redis):
+        elif isinstance(client, Redis | RedisCluster):
+            if isinstance(client, RedisCluster) and cluster_layout is not True:
+                raise InvalidArgumentError(
+                    "a RedisCluster client needs cluster_layout=True: the frozen key layout puts one session's "
+                    "keys in different hash slots (and reference-build nodes cannot read the cluster layout)"
+                )
             self._client = client
             self._owns_client = False
             warn_if_retrying(client)
         else:
-            raise InvalidArgumentError(f"client must be a Redis client or a redis:// URL, got {type(client).__name__}")
+            raise InvalidArgumentError(
+                f"client must be a Redis or RedisCluster client or a redis:// URL, got {type(client).__name__}"
+            )
         now = clock if clock is not None else system_clock
-        keys = RedisKeys(key_prefixes)
+        keys = RedisKeys(key_prefixes, cluster=cluster_layout)
         self.keys = keys
         io = AsyncRedisIO(self._client)
         self._io = io
@@ -112,4 +127,3 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
         await self._signals.close()
         if self._owns_client:
             await self._client.aclose()
-

@@ -161,9 +161,9 @@ class AsyncRedisIdempotencyStore:
         pattern = self._keys.idempotency_pattern()
         with self._io.guard(IdempotencyStoreError, "idempotency stale scan"):
             while True:
-                cursor, batch = await self._io.call("SCAN", cursor, "MATCH", pattern, "COUNT", SCAN_COUNT)
+                cursor, batch = await self._io.scan(cursor, pattern, SCAN_COUNT)
                 if batch:
-                    for raw_key, raw in zip(batch, await self._io.call("MGET", *batch), strict=True):
+                    for raw_key, raw in zip(batch, await self._io.get_many(batch), strict=True):
                         entry = _readable(raw_key, raw)
                         if (
                             entry is not None

@@ -212,9 +212,7 @@ class AsyncRedisSessionInbox:
         sessions: set[str] = set()
         cursor: int = 0
         while True:
-            cursor, batch = await self._io.call(
-                "SCAN", cursor, "MATCH", self._keys.quarantine_pattern(), "COUNT", SCAN_COUNT
-            )
+            cursor, batch = await self._io.scan(cursor, self._keys.quarantine_pattern(), SCAN_COUNT)
             for raw in batch:
                 sid = self._keys.session_of_quarantine(raw.decode("utf-8", "replace"))
                 if sid is not None:

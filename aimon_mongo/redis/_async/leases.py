@@ -1,5 +1,6 @@
 """Lease store on Redis: lock ``<conv>:lock:<id>`` = ``<holder>:<token>`` with PX, and the never-expiring
-fencing counter ``<conv>:lock:fence:<id>`` (reference §4.3).
+fencing counter ``<conv>:lock:fence:<id>`` (reference §4.3). A token is ``max(counter + 1, server TIME ms x 1024)``
+(hybrid: a promoted replica never reissues one; docs/guarantees.md, "Failover").
 
 Holder ids may not contain ``:`` (refused with :class:`~aimon_mongo.errors.InvalidArgumentError`, as in
 the reference; the frozen stamp format ``holder-token`` has no ``:`` in the holder), declared as

@@ -36,9 +36,7 @@ class AsyncRedisSessionRecordStore:
     def _now(self) -> str:
         return format_instant(self._clock())
 
-    async def _set(
-        self, sid: str, token: int, mode: str, values: dict[str, str], removed: tuple[str, ...] = ()
-    ) -> int:
+    async def _set(self, sid: str, token: int, mode: str, values: dict[str, str], removed: tuple[str, ...] = ()) -> int:
         args: list[Arg] = [token, mode, len(values)]
         for field, value in values.items():
             args += [field, value]
@@ -112,11 +110,11 @@ class AsyncRedisSessionRecordStore:
 
     async def list_session_ids(self) -> list[str]:
         found: set[str] = set()
-        cursor: bytes | int = 0
+        cursor = 0
         pattern = self._keys.record_pattern()
         with self._io.guard(SessionRecordStoreError, "record scan"):
             while True:
-                cursor, batch = await self._io.call("SCAN", cursor, "MATCH", pattern, "COUNT", SCAN_COUNT)
+                cursor, batch = await self._io.scan(cursor, pattern, SCAN_COUNT)
                 for raw in batch:
                     sid = self._keys.session_of_record(text(raw, "record key"))
                     if sid is not None:

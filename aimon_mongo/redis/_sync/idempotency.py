@@ -162,9 +162,9 @@ class RedisIdempotencyStore:
         pattern = self._keys.idempotency_pattern()
         with self._io.guard(IdempotencyStoreError, "idempotency stale scan"):
             while True:
-                cursor, batch = self._io.call("SCAN", cursor, "MATCH", pattern, "COUNT", SCAN_COUNT)
+                cursor, batch = self._io.scan(cursor, pattern, SCAN_COUNT)
                 if batch:
-                    for raw_key, raw in zip(batch, self._io.call("MGET", *batch), strict=True):
+                    for raw_key, raw in zip(batch, self._io.get_many(batch), strict=True):
                         entry = _readable(raw_key, raw)
                         if (
                             entry is not None

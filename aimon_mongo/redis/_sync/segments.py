@@ -88,7 +88,7 @@ class RedisSessionLogSegmentStore:
         with self._io.guard(SessionLogSegmentStoreError, "segment scan"):
             while True:
                 page_start = scan_at
-                next_at, batch = self._io.call("SCAN", scan_at, "MATCH", pattern, "COUNT", SCAN_COUNT)
+                next_at, batch = self._io.scan(scan_at, pattern, SCAN_COUNT)
                 qualifying = self._qualifying(batch, cutoff)
                 page = sorted(sid for sid in qualifying if after is None or sid > after)
                 after = None

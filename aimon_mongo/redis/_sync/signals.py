@@ -9,6 +9,11 @@ unsubscribes. Signals whose origin is this node are dropped (no self-delivery).
 
 Pub/sub is at-most-once: a signal published while this node's connection is down is lost for it
 (``delivers_missed_signals = False``); the reader reconnects and re-subscribes by itself.
+
+In the cluster key layout the bus uses sharded pub/sub (``SPUBLISH`` / ``SSUBSCRIBE``): a signal reaches
+only the shard that owns the session's slot instead of being broadcast to every node of the cluster.
+Reference-build nodes use classic ``PUBLISH`` and do not hear sharded channels (they cannot read the
+cluster layout either).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from redis import Redis
+from redis.cluster import RedisCluster
 
 from aimon_mongo._sync.ports import SignalHandler
 from aimon_mongo._sync_runtime import Event, Lock, Worker, sleep, spawn, wait_event
@@ -62,11 +68,16 @@ class RedisSessionSignalBus:
 
     delivers_missed_signals = False
 
-    def __init__(self, client: Redis, io: RedisIO, keys: RedisKeys, node_id: str) -> None:
+    def __init__(self, client: Redis | RedisCluster, io: RedisIO, keys: RedisKeys, node_id: str) -> None:
         self.node_id = require_id(node_id, "node_id")
         self._client = client
         self._io = io
         self._keys = keys
+        self.sharded = keys.cluster
+        """Whether the bus uses sharded pub/sub (the cluster key layout)."""
+        self._publish = "SPUBLISH" if self.sharded else "PUBLISH"
+        self._message_type = "smessage" if self.sharded else "message"
+        self._confirm_type = "ssubscribe" if self.sharded else "subscribe"
         self._lock = Lock()
         self._subs: dict[str, list[RedisSubscription]] = {}
         self._ready: dict[str, Event] = {}
@@ -89,7 +100,7 @@ class RedisSessionSignalBus:
     def publish(self, signal: SessionSignal) -> None:
         channel, message = self._encoded(signal)
         with self._io.guard(SignalBusError, f"publish to session {signal.session_id!r}"):
-            self._io.call("PUBLISH", channel, message)
+            self._io.call(self._publish, channel, message)
 
     def publish_all(self, signals: Sequence[SessionSignal]) -> None:
         encoded = [self._encoded(signal) for signal in signals]  # all encoded before anything is sent
@@ -97,7 +108,7 @@ class RedisSessionSignalBus:
             return
         pipe = self._io.pipeline()
         for channel, message in encoded:
-            self._io.queue(pipe, "PUBLISH", channel, message)
+            self._io.queue(pipe, self._publish, channel, message)
         with self._io.guard(SignalBusError, f"publish of {len(encoded)} signals"):
             pipe.execute()
 
@@ -129,8 +140,10 @@ class RedisSessionSignalBus:
 
     def _subscribe_channels(self, sid: str) -> None:
         if self._pubsub is None:
+            self._io.ready()
             self._pubsub = self._client.pubsub()  # type: ignore[no-untyped-call]
-        self._pubsub.subscribe(self._keys.control_channel(sid), self._keys.events_channel(sid))
+        channels = (self._keys.control_channel(sid), self._keys.events_channel(sid))
+        (self._pubsub.ssubscribe(*channels) if self.sharded else self._pubsub.subscribe(*channels))
         if self._reader is None:
             self._reader = spawn(self._read, f"aimon-redis-signals-{self.node_id}")
 
@@ -146,7 +159,10 @@ class RedisSessionSignalBus:
             if self._pubsub is not None and not self._closed:
                 channels = (self._keys.control_channel(sub.session_id), self._keys.events_channel(sub.session_id))
                 try:
-                    self._pubsub.unsubscribe(*channels)
+                    if self.sharded:
+                        self._pubsub.sunsubscribe(*channels)
+                    else:
+                        self._pubsub.unsubscribe(*channels)
                 except Exception as exc:  # the reader's reconnect re-subscribes only what is still wanted
                     log.warning("unsubscribe from session %s failed: %s", sub.session_id, exc)
 
@@ -154,7 +170,7 @@ class RedisSessionSignalBus:
         _IN_READER.set(True)
         while not self._stopping:
             try:
-                message = self._pubsub.get_message(timeout=READ_TIMEOUT)
+                message = self._next_message()
             except Exception as exc:
                 if self._stopping:
                     break
@@ -163,6 +179,15 @@ class RedisSessionSignalBus:
                 continue
             if message is not None:
                 self._dispatch(message)
+
+    def _next_message(self) -> dict[str, Any] | None:
+        """The next pub/sub message, or ``None`` after about ``READ_TIMEOUT`` seconds without one."""
+        if not (self.sharded and self._io.cluster):  # one connection: sharded messages come as any other
+            return self._pubsub.get_message(timeout=READ_TIMEOUT)  # type: ignore[no-any-return]
+        if not self._pubsub.node_pubsub_mapping:  # a cluster bus with no shard subscribed yet
+            sleep(READ_TIMEOUT)
+            return None
+        return self._pubsub.get_sharded_message(timeout=READ_TIMEOUT)  # type: ignore[no-any-return]
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
@@ -174,12 +199,12 @@ class RedisSessionSignalBus:
         sid = self._keys.session_of_channel(channel)
         if sid is None:
             return
-        if kind == "subscribe":
+        if kind == self._confirm_type:
             ready = self._ready.get(sid)
             if ready is not None and channel == self._keys.events_channel(sid):
                 ready.set()
             return
-        if kind != "message":
+        if kind != self._message_type:
             return
         try:
             signal = signal_from_json(message.get("data") or b"")

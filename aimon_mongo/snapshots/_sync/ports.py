@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/snapshots/_async/ports.py by scripts/gen_sync.py; do not edit.
-"""The contracts of the task stores (sync flavour; the sync twin is generated).
+"""The contracts of the task stores (generated from the ``_async`` source).
 
 All three are keyed by task id (the namespace of the background-task store) and best-effort: a backend
 failure is logged and swallowed, never raised, because losing a transcript or an output chunk must not

@@ -24,7 +24,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
-from bson import Int64, ObjectId
+from bson import Int64
 from pymongo import ASCENDING, DESCENDING, AsyncMongoClient
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
@@ -39,6 +39,7 @@ from aimon_mongo.errors import (
     display_path,
 )
 from aimon_mongo.model.vfs import BackendType, FsckReport
+from aimon_mongo.mongo.durability import MAJORITY, Durability, durable, require_durability
 from aimon_mongo.names import (
     DEFAULT_GRIDFS_BUCKET,
     DEFAULT_GRIDFS_CHUNK_SIZE,
@@ -61,6 +62,7 @@ from aimon_mongo.names import (
 from aimon_mongo.vfs._async.bucket import AsyncBucketFileSystem
 from aimon_mongo.vfs._async.fsck import run_fsck
 from aimon_mongo.vfs._async.store import Committed
+from aimon_mongo.vfs.file_ids import spread_file_id
 from aimon_mongo.vfs.guard import backend_type_name, cause_text
 from aimon_mongo.vfs.listing import Seek
 from aimon_mongo.vfs.paths import successor
@@ -127,7 +129,7 @@ class _GridUpload:
     def __init__(self, store: AsyncGridFSStore, name: str) -> None:
         self._store = store
         self._name = name
-        self._id = ObjectId()
+        self._id = spread_file_id(name)  # not monotonic: new chunks spread over a sharded chunks key
         self._chunk_size = store.chunk_size
         self._buffer = bytearray()
         self._queued: list[dict[str, Any]] = []
@@ -482,7 +484,8 @@ class AsyncGridFSFileSystem(AsyncBucketFileSystem):
     Pass a client (or a database object) to *borrow* it (``close()`` leaves it open), or build one with
     :meth:`from_uri`, which the filesystem then *owns* and closes. Call :meth:`initialize` (or use
     ``async with``) before use. Nothing is created in the database until the first write (or
-    :meth:`ensure_schema`).
+    :meth:`ensure_schema`). Writes and reads use majority concern unless ``durability="as_configured"``
+    (see :mod:`aimon_mongo.mongo.durability`).
     """
 
     backend_type = BackendType.GRIDFS
@@ -496,8 +499,10 @@ class AsyncGridFSFileSystem(AsyncBucketFileSystem):
         max_file_size: int | None = NO_MAX_FILE_SIZE,
         *,
         owns_client: bool = False,
+        durability: Durability = MAJORITY,
     ) -> None:
         db = _database_of(client, database)
+        db = durable(db, require_durability(durability, f"GridFS filesystem on {db.name!r}", db.write_concern))
         if not isinstance(bucket, str) or not bucket:
             raise InvalidArgumentError(f"bucket must be a non-empty name, got {bucket!r}")
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/vfs/_async/gridfs.py by scripts/gen_sync.py; do not edit.
-"""The virtual filesystem on MongoDB GridFS (sync source; the sync twin is generated).
+"""The virtual filesystem on MongoDB GridFS (generated from the ``_async`` source).
 
 Storage is the standard GridFS bucket (``<bucket>.files`` / ``<bucket>.chunks``) that every driver and
 the reference write: ``filename`` is the VFS path verbatim, markers are zero-length files named
@@ -25,7 +25,7 @@ from collections.abc import Generator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
-from bson import Int64, ObjectId
+from bson import Int64
 from pymongo import ASCENDING, DESCENDING, MongoClient
 from pymongo.synchronous.collection import Collection
 from pymongo.synchronous.database import Database
@@ -40,6 +40,7 @@ from aimon_mongo.errors import (
     display_path,
 )
 from aimon_mongo.model.vfs import BackendType, FsckReport
+from aimon_mongo.mongo.durability import MAJORITY, Durability, durable, require_durability
 from aimon_mongo.names import (
     DEFAULT_GRIDFS_BUCKET,
     DEFAULT_GRIDFS_CHUNK_SIZE,
@@ -62,6 +63,7 @@ from aimon_mongo.names import (
 from aimon_mongo.vfs._sync.bucket import BucketFileSystem
 from aimon_mongo.vfs._sync.fsck import run_fsck
 from aimon_mongo.vfs._sync.store import Committed
+from aimon_mongo.vfs.file_ids import spread_file_id
 from aimon_mongo.vfs.guard import backend_type_name, cause_text
 from aimon_mongo.vfs.listing import Seek
 from aimon_mongo.vfs.paths import successor
@@ -128,7 +130,7 @@ class _GridUpload:
     def __init__(self, store: GridFSStore, name: str) -> None:
         self._store = store
         self._name = name
-        self._id = ObjectId()
+        self._id = spread_file_id(name)  # not monotonic: new chunks spread over a sharded chunks key
         self._chunk_size = store.chunk_size
         self._buffer = bytearray()
         self._queued: list[dict[str, Any]] = []
@@ -483,7 +485,8 @@ class GridFSFileSystem(BucketFileSystem):
     Pass a client (or a database object) to *borrow* it (``close()`` leaves it open), or build one with
     :meth:`from_uri`, which the filesystem then *owns* and closes. Call :meth:`initialize` (or use
     ``with``) before use. Nothing is created in the database until the first write (or
-    :meth:`ensure_schema`).
+    :meth:`ensure_schema`). Writes and reads use majority concern unless ``durability="as_configured"``
+    (see :mod:`aimon_mongo.mongo.durability`).
     """
 
     backend_type = BackendType.GRIDFS
@@ -497,8 +500,10 @@ class GridFSFileSystem(BucketFileSystem):
         max_file_size: int | None = NO_MAX_FILE_SIZE,
         *,
         owns_client: bool = False,
+        durability: Durability = MAJORITY,
     ) -> None:
         db = _database_of(client, database)
+        db = durable(db, require_durability(durability, f"GridFS filesystem on {db.name!r}", db.write_concern))
         if not isinstance(bucket, str) or not bucket:
             raise InvalidArgumentError(f"bucket must be a non-empty name, got {bucket!r}")
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/vfs/_async/local.py by scripts/gen_sync.py; do not edit.
-"""The virtual filesystem in a local directory (sync source; the sync twin is generated).
+"""The virtual filesystem in a local directory (generated from the ``_async`` source).
 
 Paths map to files under the base directory. Symbolic links are refused wherever they appear (any
 existing component of a path that is a link, even one pointing inside the base) and are invisible in

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/vfs/_async/retry.py by scripts/gen_sync.py; do not edit.
-"""Retrying a conditional write that lost a race (sync source; the sync twin is generated).
+"""Retrying a conditional write that lost a race (generated from the ``_async`` source).
 
 A conditional write refused with :class:`~aimon_mongo.errors.RevisionMismatchError` changed nothing, so
 an operation that recomputes its write from the file's current content (an append, an edit) can simply

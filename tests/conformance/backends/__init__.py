@@ -40,7 +40,7 @@ class BackendFamily:
 
 
 REGISTRY: dict[str, BackendFamily] = {}
-FAMILY_MODULES = ("memory", "mongo", "redis", "postgres")
+FAMILY_MODULES = ("memory", "mongo", "redis", "redis_cluster", "postgres")
 
 
 def register(name: str, factory: ClusterFactory, *marks: Any) -> None:

@@ -1,7 +1,10 @@
-"""PostgreSQL families of the conformance suite: ``postgres-sync`` and ``postgres-async``.
+"""PostgreSQL families of the conformance suite: ``postgres-sync`` and ``postgres-async``, and the same
+through a real PgBouncer in transaction mode: ``postgres-pgbouncer-sync`` and ``postgres-pgbouncer-async``.
 
 Each test gets its own schema (``t_<random>``) created by ``ensure_schema`` on the server at
 ``POSTGRES_DSN`` and dropped (CASCADE) afterwards; every node of the test is a bundle on that schema.
+The PgBouncer nodes are ``pooled`` bundles whose pool goes through PgBouncer (``tests/fixtures/pgbouncer.py``)
+and whose LISTEN connection goes directly to the server (``listen_dsn``).
 """
 
 from __future__ import annotations
@@ -30,14 +33,17 @@ class PostgresCluster(ClusterBase):
     can_damage_entries = True
     stored_form = "json-envelope"
 
-    def __init__(self, dsn: str, schema: str, *, is_async: bool) -> None:
+    def __init__(self, dsn: str, schema: str, *, is_async: bool, bouncer_dsn: str | None = None) -> None:
         super().__init__()
         self.dsn = dsn
         self.schema = schema
         self.is_async = is_async
+        self.bouncer_dsn = bouncer_dsn
 
     async def build(self, node_id: str, clock: Clock | None) -> Any:
         flavour = AsyncPostgresSessionBackends if self.is_async else PostgresSessionBackends
+        if self.bouncer_dsn is not None:
+            return flavour(self.bouncer_dsn, node_id, schema=self.schema, clock=clock, pooled=True, listen_dsn=self.dsn)
         return flavour(self.dsn, node_id, schema=self.schema, clock=clock)
 
     async def store_damaged_entry(self, message: InboundMessage) -> str:
@@ -74,13 +80,14 @@ class PostgresCluster(ClusterBase):
         return raw.replace('"ROBOT"', '"USER"')
 
 
-def _factory(is_async: bool) -> Any:
+def _factory(is_async: bool, *, through_pgbouncer: bool = False) -> Any:
     @contextlib.asynccontextmanager
     async def factory(request: pytest.FixtureRequest) -> AsyncIterator[PostgresCluster]:
         dsn = request.getfixturevalue("postgres_dsn") if request else configured_dsn()
+        bouncer = request.getfixturevalue("pgbouncer_dsn") if through_pgbouncer else None
         schema = new_schema_name()
-        await ensure_schema_async(dsn, schema)
-        cluster = PostgresCluster(dsn, schema, is_async=is_async)
+        await ensure_schema_async(bouncer or dsn, schema)
+        cluster = PostgresCluster(dsn, schema, is_async=is_async, bouncer_dsn=bouncer)
         try:
             yield cluster
         finally:
@@ -92,3 +99,5 @@ def _factory(is_async: bool) -> Any:
 
 register("postgres-sync", _factory(is_async=False))
 register("postgres-async", _factory(is_async=True))
+register("postgres-pgbouncer-sync", _factory(is_async=False, through_pgbouncer=True))
+register("postgres-pgbouncer-async", _factory(is_async=True, through_pgbouncer=True))

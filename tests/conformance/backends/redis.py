@@ -32,6 +32,7 @@ class RedisCluster(ClusterBase):
         self.url = url
         self.root = root
         self.prefixes = RedisKeyPrefixes().under(root)
+        self.keys = RedisKeys(self.prefixes)
         self.is_async = is_async
 
     async def build(self, node_id: str, clock: Clock | None) -> Any:
@@ -51,10 +52,14 @@ class RedisCluster(ClusterBase):
         raw = json.dumps(envelope, separators=(",", ":"))
         return await self.store_raw_entry(message.session_id, message.priority, raw)
 
+    def raw_client(self) -> Any:
+        """A sync redis-py client of the family's server (the caller closes it)."""
+        return redis.Redis.from_url(self.url)
+
     async def store_raw_entry(self, session_id: str, priority: Priority | str, raw: Any) -> str:
-        stream = RedisKeys(self.prefixes).inbox_stream(session_id, Priority.NOW)
+        stream = self.keys.inbox_stream(session_id, Priority.NOW)
         stream = stream.removesuffix("NOW") + (priority.name if isinstance(priority, Priority) else str(priority))
-        client = redis.Redis.from_url(self.url)
+        client = self.raw_client()
         try:
             entry_id = client.xadd(stream, raw if isinstance(raw, dict) else {"p": raw})
         finally:

@@ -29,3 +29,18 @@ def test_counts_commands_of_the_block_only_and_keeps_filter_field_names(mongo_ur
     finally:
         client.drop_database(mongo_db_name)
         client.close()
+
+
+def test_nested_recordings_that_saw_the_same_commands_close_independently(mongo_uri: str, mongo_db_name: str) -> None:
+    log = CommandLog()
+    client: MongoClient[Any] = MongoClient(mongo_uri, event_listeners=[log])
+    try:
+        coll = client[mongo_db_name]["command_log_probe"]
+        with log.recording() as outer:
+            with log.recording() as inner:
+                coll.find_one({"_id": "x"})
+            coll.find_one({"_id": "y"})
+        assert (inner.round_trips, outer.round_trips) == (1, 2)
+    finally:
+        client.drop_database(mongo_db_name)
+        client.close()

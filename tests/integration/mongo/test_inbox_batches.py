@@ -1,5 +1,5 @@
 """MongoDB inbox batches, counted with CommandLog: ``deliver_many`` is one command; ``collect`` takes a batch
-in one transaction (find + delete + commit) on the stand-ins that run transactions — mongoeco (a standalone
+with one find and one transaction (delete + commit) on the stand-ins that run transactions — mongoeco (a standalone
 that accepts them) and SecantusDB (a replica set) — and falls back to one ``findAndModify`` per entry on a
 server that refuses them the way a standalone mongod does. Every CRUD command names the session."""
 
@@ -81,13 +81,13 @@ def test_collect_takes_a_batch_in_one_transaction(logged: tuple[CommandLog, Mong
     assert _names(first) == ["find", "delete", "commitTransaction"]
     assert inbox.collects_in_transactions is True
     _assert_targeted(first)
-    assert first.commands[0].command.get("startTransaction") is True
+    assert first.commands[1].command.get("startTransaction") is True  # the delete opens the transaction
     with log.recording() as rest:
         assert [m.turn_id for m in inbox.collect(session).messages] == [f"{i:02d}" for i in range(64, 70)]
     assert rest.round_trips == 3
     with log.recording() as empty:
         assert inbox.collect(session).is_empty()
-    assert _names(empty) == ["find", "commitTransaction"]
+    assert _names(empty) == ["find"]  # nothing to remove: no transaction
     assert inbox.is_empty(session)
 
 
@@ -170,7 +170,8 @@ def test_collect_falls_back_to_one_entry_per_round_trip_where_transactions_are_r
             assert [m.turn_id for m in inbox.collect(session).messages] == [str(i) for i in range(6)]
         assert "the server refuses transactions" in caplog.text
         assert inbox.collects_in_transactions is False
-        assert _names(first)[0] == "find" and _names(first)[-7:] == ["findAndModify"] * 7  # 6 + the empty one
+        # the transaction's delete is refused (nothing removed; PyMongo ends it), then the loop: 6 + the empty one
+        assert _names(first) == ["find", "delete", "abortTransaction"] + ["findAndModify"] * 7
         inbox.deliver_many([message(session, turn_id=str(i)) for i in range(2)])
         with log.recording() as later:  # decided once: no transaction is tried again
             assert [m.turn_id for m in inbox.collect(session).messages] == ["0", "1"]

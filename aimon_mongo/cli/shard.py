@@ -1,0 +1,65 @@
+"""``aimon-mongo shard-collections``: shard the collections of a cluster as :mod:`aimon_mongo.mongo.placement`
+declares (through a mongos), refusing a layout that would break a protocol."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from aimon_mongo.cli import _context
+from aimon_mongo.cli._errors import CommandFailed
+from aimon_mongo.errors import InvalidArgumentError
+from aimon_mongo.mongo.placement import HASHED, shard_collections, shard_commands
+
+
+def parse_key(option: str) -> tuple[str, Any]:
+    """``ROLE=none`` → ``(ROLE, None)``; ``ROLE=field[:1|:hashed],...`` → ``(ROLE, [(field, 1|"hashed")])``
+    (a field without ``:`` is hashed)."""
+    role, sep, spec = option.partition("=")
+    if not sep or not role or not spec:
+        raise CommandFailed(f"--key wants ROLE=field[:1|:hashed][,field...] or ROLE=none, got {option!r}")
+    if spec == "none":
+        return role, None
+    key: list[tuple[str, int | str]] = []
+    for part in spec.split(","):
+        field, _, how = part.partition(":")
+        if how not in ("", "1", HASHED) or not field:
+            raise CommandFailed(f"--key {option!r}: {part!r} is not field, field:1 or field:hashed")
+        key.append((field, 1 if how == "1" else HASHED))
+    return role, key
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("shard-collections")
+    def shard(
+        ctx: typer.Context,
+        key: Annotated[
+            list[str] | None,
+            typer.Option("--key", help="Override a collection's key: ROLE=field[:1|:hashed][,...] or ROLE=none."),
+        ] = None,
+        no_vfs: Annotated[bool, typer.Option("--no-vfs", help="Leave the GridFS bucket out.")] = False,
+        print_only: Annotated[bool, typer.Option("--print", help="Only print the commands (nothing is sent).")] = False,
+    ) -> None:
+        """Shard the session stores' collections (and the GridFS chunks) through a mongos, as declared."""
+        cli = _context.of(ctx)
+        overrides = dict(parse_key(option) for option in key or [])
+        try:
+            commands = shard_commands(
+                cli.session_db,
+                vfs_db=None if no_vfs else cli.vfs_db,
+                bucket=cli.bucket,
+                overrides=overrides,
+            )
+        except InvalidArgumentError as exc:
+            raise CommandFailed(f"refused: {exc}") from None
+        if print_only:
+            for command in commands:
+                print(command)
+            return
+        try:
+            shard_collections(cli.client, commands)
+        except InvalidArgumentError as exc:
+            raise CommandFailed(f"refused: {exc}") from None
+        for command in commands:
+            cli.console.print(f"sharded {command['shardCollection']} on {command['key']}")

@@ -1,0 +1,366 @@
+"""What each capability records, in one place: per public operation, the span attributes it adds and the
+counters it feeds (every operation also gets its span, ``aimon.outcome`` and a latency point).
+
+Attributes: ``aimon.session_id``, ``aimon.priority``, ``aimon.batch_size``, ``aimon.unreadable``,
+``aimon.fencing_token``, ``aimon.bytes``, ``aimon.outcome``, ``error.type``. Never a payload, a signal's
+payload, a file's content or an error message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from aimon_mongo.errors import StaleFencingTokenError
+from aimon_mongo.telemetry._layer import OUTCOME, Call, Rule
+
+SESSION = "aimon.session_id"
+PRIORITY = "aimon.priority"
+BATCH = "aimon.batch_size"
+UNREADABLE = "aimon.unreadable"
+TOKEN = "aimon.fencing_token"
+BYTES = "aimon.bytes"
+
+
+def _plain(call: Call) -> None:
+    """Span, outcome and latency only."""
+
+
+def _session_arg(index: int = 0, name: str = "session_id") -> Rule:
+    def rule(call: Call) -> None:
+        call.set(SESSION, call.arg(index, name))
+
+    return rule
+
+
+def _fenced(capability: str, session_index: int | None, token_index: int, token_name: str = "fencing_token") -> Rule:
+    """A fenced write: the session, the token, and a stale-token refusal counted as one."""
+
+    def rule(call: Call) -> None:
+        if session_index is not None:
+            call.set(SESSION, call.arg(session_index, "session_id"))
+        call.set(TOKEN, call.arg(token_index, token_name))
+        if isinstance(call.error, StaleFencingTokenError):
+            call.attributes[OUTCOME] = "stale_token"
+            call.instruments.stale_token_refusals.add(1, {"aimon.capability": capability})
+
+    return rule
+
+
+def _segment_put(call: Call) -> None:
+    """``put(segment, fencing_token)``: the session is the segment's."""
+    segment = call.arg(0, "segment")
+    call.set(SESSION, getattr(segment, "session_id", None))
+    _SEGMENT_TOKEN(call)
+
+
+_SEGMENT_TOKEN = _fenced("segments", None, 1)
+
+# --- inbox --------------------------------------------------------------------------------------------
+
+
+def _deliver(call: Call) -> None:
+    message = call.arg(0, "message")
+    call.set(SESSION, getattr(message, "session_id", None))
+    priority = getattr(getattr(message, "priority", None), "name", None)
+    call.set(PRIORITY, priority)
+    if call.error is None:
+        call.instruments.delivered.add(1, {PRIORITY: str(priority)})
+
+
+def _deliver_many(call: Call) -> None:
+    messages = list(call.arg(0, "messages") or ())
+    call.set(BATCH, len(messages))
+    sessions = {getattr(m, "session_id", None) for m in messages}
+    if len(sessions) == 1:
+        call.set(SESSION, sessions.pop())
+    if call.error is None:
+        for message in messages:
+            call.instruments.delivered.add(1, {PRIORITY: str(getattr(message.priority, "name", None))})
+
+
+def _collect(call: Call) -> None:
+    call.set(SESSION, call.arg(0, "session_id"))
+    priority = call.arg(1, "max_priority")
+    call.set(PRIORITY, getattr(priority, "name", "LATER" if priority is None else None))
+    batch = call.result
+    if batch is None:
+        return
+    messages, unreadable = len(batch.messages), len(batch.unreadable)
+    call.set(BATCH, messages + unreadable)
+    call.set(UNREADABLE, unreadable)
+    if messages + unreadable == 0:
+        call.attributes[OUTCOME] = "empty"
+    call.instruments.collected.add(messages)
+    if unreadable:
+        call.instruments.quarantined.add(unreadable)
+    call.instruments.collect_batch_size.record(messages + unreadable)
+
+
+def _peek(call: Call) -> None:
+    call.set(SESSION, call.arg(0, "session_id"))
+    if call.result is not None:
+        call.set(BATCH, len(call.result.messages) + len(call.result.unreadable))
+
+
+def _replay(call: Call) -> None:
+    if call.error is None:
+        call.instruments.replayed.add(1)
+
+
+def _list_quarantined(call: Call) -> None:
+    call.set(SESSION, call.arg(0, "session_id"))
+    if call.result is not None:
+        call.set(BATCH, len(call.result))
+
+
+INBOX: Mapping[str, Rule] = {
+    "deliver": _deliver,
+    "deliver_many": _deliver_many,
+    "collect": _collect,
+    "peek": _peek,
+    "is_empty": _session_arg(),
+    "purge": _session_arg(),
+    "list_quarantined": _list_quarantined,
+    "replay_quarantined": _replay,
+    "delete_quarantined": _plain,
+}
+
+# --- leases -------------------------------------------------------------------------------------------
+
+
+def _try_acquire(call: Call) -> None:
+    call.set(SESSION, call.arg(0, "session_id"))
+    if call.error is not None:
+        return
+    lease = call.result
+    outcome = "acquired" if lease is not None else "held"
+    call.attributes[OUTCOME] = outcome
+    call.instruments.lease_acquisitions.add(1, {OUTCOME: outcome})
+    if lease is not None:
+        call.set(TOKEN, lease.fencing_token)
+        if lease.fencing_token > 1:
+            call.instruments.lease_handovers.add(1)
+
+
+def _lease_arg(call: Call) -> None:
+    lease = call.arg(0, "lease")
+    call.set(SESSION, getattr(lease, "session_id", None))
+    call.set(TOKEN, getattr(lease, "fencing_token", None))
+
+
+def _extend(call: Call) -> None:
+    _lease_arg(call)
+    if call.error is None and call.result is False:
+        call.attributes[OUTCOME] = "stale_token"
+        call.instruments.stale_token_refusals.add(1, {"aimon.capability": "leases"})
+
+
+LEASES: Mapping[str, Rule] = {
+    "try_acquire": _try_acquire,
+    "extend": _extend,
+    "release": _lease_arg,
+    "find_holder": _session_arg(),
+}
+
+# --- signals ------------------------------------------------------------------------------------------
+
+
+def _publish(call: Call) -> None:
+    signal = call.arg(0, "signal")
+    call.set(SESSION, getattr(signal, "session_id", None))
+    call.set("aimon.signal_kind", getattr(getattr(signal, "kind", None), "value", None))
+
+
+def _publish_all(call: Call) -> None:
+    call.set(BATCH, len(list(call.arg(0, "signals") or ())))
+
+
+SIGNALS: Mapping[str, Rule] = {
+    "publish": _publish,
+    "publish_all": _publish_all,
+    "subscribe": _session_arg(),
+    "close": _plain,
+}
+
+# --- idempotency, tasks ----------------------------------------------------------------------------------
+
+
+def _put_if_absent(call: Call) -> None:
+    outcome = getattr(getattr(call.result, "outcome", None), "value", None)
+    if outcome is not None:
+        call.attributes[OUTCOME] = str(outcome).lower()
+
+
+IDEMPOTENCY: Mapping[str, Rule] = {
+    "put_if_absent": _put_if_absent,
+    **{
+        name: _plain
+        for name in (
+            "mark_done",
+            "touch",
+            "release_holder",
+            "acquire_holder",
+            "discard_reservation",
+            "compare_and_reset",
+            "find_stale_in_flight",
+            "find",
+        )
+    },
+}
+
+
+def _task_list(call: Call) -> None:
+    if call.result is not None:
+        call.set(BATCH, len(call.result))
+
+
+TASKS: Mapping[str, Rule] = {
+    **{name: _plain for name in ("put", "find", "remove", "transition", "heartbeat")},
+    "list": _task_list,
+}
+
+# --- records, segments (fenced) ---------------------------------------------------------------------------
+
+RECORDS: Mapping[str, Rule] = {
+    "merge_transcript": _fenced("records", 0, 2),
+    "provision": _fenced("records", 0, 2),
+    "set_totals_and_budget_override": _fenced("records", 0, 3),
+    "increment_compaction_failure_count": _fenced("records", 0, 1),
+    "reset_compaction_failure_count": _fenced("records", 0, 1),
+    "delete": _fenced("records", 0, 1),
+    "load": _session_arg(),
+    "exists": _session_arg(),
+    "list_session_ids": _plain,
+}
+
+SEGMENTS: Mapping[str, Rule] = {
+    "put": _segment_put,
+    "get": _session_arg(),
+    "list": _session_arg(),
+    "delete": _fenced("segments", 0, 2),
+    "delete_all": _fenced("segments", 0, 1),
+    "scan_sessions": _plain,
+}
+
+# --- the virtual filesystem ----------------------------------------------------------------------------
+
+
+def _size_of(content: Any) -> int | None:
+    if isinstance(content, bytes | bytearray | memoryview):
+        return len(content)
+    if isinstance(content, str):
+        return len(content.encode("utf-8"))
+    return None
+
+
+def _wrote(call: Call) -> None:
+    if call.error is not None:
+        return
+    written = _size_of(call.arg(1, "content"))
+    if written is None:  # a stream: the stored size
+        written = getattr(call.result, "size", None)
+    if isinstance(written, int):
+        call.set(BYTES, written)
+        call.instruments.vfs_bytes_written.add(written)
+
+
+def _read(call: Call) -> None:
+    if call.error is not None:
+        return
+    result = call.result
+    got = _size_of(result)
+    if got is None and result is not None and hasattr(result, "lines"):
+        got = sum(len(line.encode("utf-8")) for line in result.lines)
+    if got is not None:
+        call.set(BYTES, got)
+        call.instruments.vfs_bytes_read.add(got)
+
+
+def _copied(call: Call) -> None:
+    size = getattr(call.result, "size", None)
+    if call.error is None and isinstance(size, int):
+        call.set(BYTES, size)
+
+
+FILESYSTEM: Mapping[str, Rule] = {
+    "write": _wrote,
+    "append": _wrote,
+    "read": _read,
+    "read_range": _read,
+    "read_lines": _read,
+    "read_text": _read,
+    "copy": _copied,
+    "move": _copied,
+    **{
+        name: _plain
+        for name in (
+            "initialize",
+            "status",
+            "open_input",
+            "open_output",
+            "exists",
+            "is_dir",
+            "is_file",
+            "info",
+            "ls",
+            "ls_info",
+            "ls_recursive",
+            "find",
+            "glob",
+            "grep",
+            "touch",
+            "mkdir",
+            "delete",
+            "delete_recursive",
+            "usage",
+            "fsck",
+        )
+    },
+}
+
+# --- snapshots and task stores ----------------------------------------------------------------------------
+
+
+def _snapshot_save(call: Call) -> None:
+    snapshot = call.arg(3, "snapshot")
+    call.set(SESSION, getattr(snapshot, "session_id", None))
+    call.set(BATCH, getattr(snapshot, "message_count", None))
+
+
+def _found(call: Call) -> None:
+    if call.error is None and call.result is None:
+        call.attributes[OUTCOME] = "missing"
+
+
+def _listed(call: Call) -> None:
+    if call.result is not None:
+        call.set(BATCH, len(call.result))
+
+
+def _output_append(call: Call) -> None:
+    chunk = call.arg(1, "chunk")
+    call.set(BATCH, len(chunk) if isinstance(chunk, str) else 0)
+
+
+SNAPSHOTS: Mapping[str, Rule] = {"save": _snapshot_save, "load": _found, "evict": _plain, "list_snapshots": _listed}
+TASK_OUTPUT: Mapping[str, Rule] = {"append": _output_append, "read": _plain, "length": _plain, "evict": _plain}
+TASK_RESULTS: Mapping[str, Rule] = {"save": _plain, "load": _found, "evict": _plain}
+
+STORES: Mapping[str, Mapping[str, Rule]] = {
+    "snapshots": SNAPSHOTS,
+    "task_output": TASK_OUTPUT,
+    "task_results": TASK_RESULTS,
+}
+"""Stores instrumented one by one (:func:`aimon_mongo.telemetry.instrument_store`), by capability name."""
+
+BUNDLE_STORES: Mapping[str, Mapping[str, Rule]] = {
+    "inbox": INBOX,
+    "leases": LEASES,
+    "signals": SIGNALS,
+    "idempotency": IDEMPOTENCY,
+    "tasks": TASKS,
+    "records": RECORDS,
+    "segments": SEGMENTS,
+}
+"""The bundle's stores (property names of ``SessionBackends``) and their rules."""

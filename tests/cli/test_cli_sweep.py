@@ -1,0 +1,64 @@
+"""``aimon-mongo sweep`` against the real PostgreSQL server (no MongoDB involved)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from typer.testing import CliRunner
+
+from aimon_mongo.cli import get_app
+from aimon_mongo.postgres import PostgresSessionBackends
+from aimon_mongo.standin import free_port
+from tests.cli.conftest import Run
+
+
+def _sweep(*args: str, env: dict[str, str | None] | None = None) -> Run:
+    result = CliRunner().invoke(get_app(), ["sweep", *args], env={"NO_COLOR": "1", "COLUMNS": None, **(env or {})})
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Run(result.exit_code, result.stdout, result.stderr)
+
+
+def _old_signals(conn: psycopg.Connection[Any], schema: str, count: int) -> None:
+    conn.execute(
+        sql.SQL(
+            "INSERT INTO {} (conversation_id, kind, origin_node_id, payload, created_at) "
+            "SELECT 's-' || g, 'EVENT', 'node-x', '{{}}'::jsonb, now() - interval '2 hours' "
+            "FROM generate_series(1, %s) AS g"
+        ).format(sql.Identifier(schema, "conversation_signal")),
+        [count],
+    )
+
+
+def test_sweep_reports_what_it_removed_per_table(
+    postgres_dsn: str, pg_schema: str, pg_conn: psycopg.Connection[Any]
+) -> None:
+    _old_signals(pg_conn, pg_schema, 25)
+    with PostgresSessionBackends(postgres_dsn, "node-a", schema=pg_schema) as node:
+        lease = node.leases.try_acquire("s-idle", "h", timedelta(seconds=30))
+        assert lease is not None
+        node.leases.release(lease)
+    done = _sweep("--postgres", postgres_dsn, "--schema", pg_schema, "--batch-size", "10", "--json")
+    assert done.json() == {
+        "schema": pg_schema,
+        "removed": {"signals": 25, "idempotency": 0, "lapsed_locks": 0, "lock_fences": 1, "session_fences": 0},
+        "total": 26,
+    }
+    _old_signals(pg_conn, pg_schema, 3)
+    shown = _sweep("--schema", pg_schema, "--no-fences", env={"AIMON_POSTGRES_DSN": postgres_dsn})
+    assert shown.code == 0, shown.stderr
+    assert f"schema {pg_schema}: swept" in shown.stdout
+    line = next(row for row in shown.stdout.splitlines() if "conversation_signal" in row)
+    assert line.split()[:2] == ["conversation_signal", "3"]
+
+
+def test_sweep_without_a_connection_string_or_server_fails_in_one_line() -> None:
+    missing = _sweep(env={"AIMON_POSTGRES_DSN": None})
+    assert "pass --postgres DSN or set AIMON_POSTGRES_DSN" in missing.failed_with_one_line()
+    dead = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres?connect_timeout=2"
+    assert "start the server or pass --postgres" in _sweep("--postgres", dead).failed_with_one_line()
+    bad = _sweep("--postgres", dead, "--schema", "x-y")
+    assert "schema must be an identifier" in bad.failed_with_one_line()

@@ -1,0 +1,317 @@
+"""The OpenTelemetry layer with the SDK's in-memory exporters: the spans and metrics of a deliver, a
+collect with one unreadable entry, a lease hand-over and a stale write (MongoDB stand-in), the async
+flavour, the filesystem's bytes, and no change at all without opentelemetry-api."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from bson import ObjectId
+from opentelemetry import metrics, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+from pymongo.asynchronous.database import AsyncDatabase
+from pymongo.synchronous.database import Database
+
+from aimon_mongo import telemetry
+from aimon_mongo.codec.inbound import to_mongo_document
+from aimon_mongo.errors import StaleFencingTokenError
+from aimon_mongo.model import InboundMessage, Principal, Priority, TextInput
+from aimon_mongo.mongo import AsyncMongoSessionBackends, MongoSessionBackends, ensure_schema
+from aimon_mongo.telemetry import _otel
+from aimon_mongo.vfs import MemoryFileSystem
+
+SECRET = "the-secret-payload-text"
+
+_exporter = InMemorySpanExporter()
+_reader = InMemoryMetricReader()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sdk() -> None:
+    """The SDK as an application would configure it, once per process (global providers)."""
+    if not isinstance(trace.get_tracer_provider(), TracerProvider):
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(_exporter))
+        trace.set_tracer_provider(provider)
+        metrics.set_meter_provider(MeterProvider(metric_readers=[_reader]))
+
+
+class Metrics:
+    """Cumulative metric points read before and after, so a test sees what it added."""
+
+    def __init__(self) -> None:
+        self.before = self.read()
+
+    @staticmethod
+    def read() -> dict[tuple[str, frozenset[tuple[str, Any]]], float]:
+        found: dict[tuple[str, frozenset[tuple[str, Any]]], float] = {}
+        data = _reader.get_metrics_data()
+        for resource in data.resource_metrics if data else ():
+            for scope in resource.scope_metrics:
+                for metric in scope.metrics:
+                    for point in metric.data.data_points:
+                        key = (metric.name, frozenset(dict(point.attributes or {}).items()))
+                        found[key] = float(point.value if hasattr(point, "value") else point.sum)
+                        if hasattr(point, "count"):
+                            found[(metric.name + ".count", key[1])] = float(point.count)
+        return found
+
+    def added(self, name: str, **attributes: Any) -> float:
+        """What was added to ``name`` since construction, over the points that carry ``attributes``."""
+        after = self.read()
+        total = 0.0
+        for key, value in after.items():
+            if key[0] == name and set(attributes.items()) <= set(key[1]):
+                total += value - self.before.get(key, 0.0)
+        return total
+
+
+@pytest.fixture
+def spans() -> Iterator[InMemorySpanExporter]:
+    _exporter.clear()
+    yield _exporter
+
+
+def named(exporter: InMemorySpanExporter, name: str) -> list[ReadableSpan]:
+    return [span for span in exporter.get_finished_spans() if span.name == name]
+
+
+def message(session: str, priority: Priority = Priority.NEXT) -> InboundMessage:
+    return InboundMessage(
+        session_id=session,
+        agent_ref="analyst",
+        user_input=TextInput(text=SECRET),
+        priority=priority,
+        initiator=Principal.user("alice"),
+        delivered_at=datetime.now(UTC),
+        metadata={"note": SECRET},
+    )
+
+
+@pytest.fixture
+def node(mongo_db: Database[dict[str, Any]]) -> Iterator[Any]:
+    ensure_schema(mongo_db)
+    bundle = telemetry.instrument_backends(MongoSessionBackends(mongo_db, "node-a"))
+    yield bundle
+    bundle.close()
+
+
+def no_payload(exporter: InMemorySpanExporter) -> None:
+    for span in exporter.get_finished_spans():
+        assert all(SECRET not in str(value) for value in (span.attributes or {}).values()), span.name
+
+
+def test_deliver(node: Any, spans: InMemorySpanExporter) -> None:
+    from aimon_mongo.ports import SessionBackends, SessionInbox
+
+    assert isinstance(node, SessionBackends) and isinstance(node.inbox, SessionInbox)  # still the contracts
+    assert node.node_id == "node-a" and node.inbox.batch_limit == 64
+    counted = Metrics()
+    node.inbox.deliver(message("c-1", Priority.NOW))
+    (span,) = named(spans, "aimon.inbox.deliver")
+    assert dict(span.attributes or {}) == {
+        "aimon.capability": "inbox",
+        "aimon.operation": "deliver",
+        "aimon.session_id": "c-1",
+        "aimon.priority": "NOW",
+        "aimon.outcome": "ok",
+    }
+    assert span.status.status_code is StatusCode.UNSET
+    assert counted.added("aimon.inbox.delivered", **{"aimon.priority": "NOW"}) == 1
+    assert counted.added("aimon.operation.duration.count", **{"aimon.operation": "deliver"}) == 1
+    no_payload(spans)
+
+
+def test_collect_with_one_unreadable_entry(
+    node: Any, mongo_db: Database[dict[str, Any]], spans: InMemorySpanExporter
+) -> None:
+    for _ in range(2):
+        node.inbox.deliver(message("c-2"))
+    bad = to_mongo_document(message("c-2"), ObjectId())
+    mongo_db["conversation_inbox"].insert_one({**bad, "payload": {**bad["payload"], "deliveredAt": "yesterday"}})
+    counted = Metrics()
+    batch = node.inbox.collect("c-2")
+    assert len(batch.messages) == 2 and len(batch.unreadable) == 1
+    (span,) = named(spans, "aimon.inbox.collect")
+    attributes = dict(span.attributes or {})
+    assert attributes["aimon.session_id"] == "c-2" and attributes["aimon.priority"] == "LATER"
+    assert (attributes["aimon.batch_size"], attributes["aimon.unreadable"], attributes["aimon.outcome"]) == (3, 1, "ok")
+    assert counted.added("aimon.inbox.collected") == 2
+    assert counted.added("aimon.inbox.quarantined") == 1
+    assert counted.added("aimon.inbox.collect.batch_size") == 3
+    assert counted.added("aimon.inbox.collect.batch_size.count") == 1
+    no_payload(spans)
+    (entry,) = node.inbox.list_quarantined("c-2")
+    with pytest.raises(Exception):  # noqa: B017 - still undecodable: the replay is refused, and counted as no replay
+        node.inbox.replay_quarantined(entry.id)
+    assert named(spans, "aimon.inbox.replay_quarantined")[0].status.status_code is StatusCode.ERROR
+    fixed = {**entry.raw, "payload": {**entry.raw["payload"], "deliveredAt": datetime.now(UTC)}}
+    node.inbox.replay_quarantined(entry.id, fixed)
+    assert counted.added("aimon.inbox.replayed") == 1
+    empty = Metrics()
+    node.inbox.collect("c-none")
+    assert named(spans, "aimon.inbox.collect")[-1].attributes["aimon.outcome"] == "empty"  # type: ignore[index]
+    assert empty.added("aimon.inbox.collect.batch_size.count") == 1
+
+
+def test_lease_hand_over_and_stale_write(mongo_db: Database[dict[str, Any]], spans: InMemorySpanExporter) -> None:
+    ensure_schema(mongo_db)
+    a = telemetry.instrument_backends(MongoSessionBackends(mongo_db, "node-a"))
+    b = telemetry.instrument_backends(MongoSessionBackends(mongo_db, "node-b"))
+    try:
+        counted = Metrics()
+        first = a.leases.try_acquire("c-3", "node-a", timedelta(seconds=30))
+        assert first is not None and first.fencing_token == 1
+        assert b.leases.try_acquire("c-3", "node-b", timedelta(seconds=30)) is None
+        a.records.provision("c-3", "analyst", first.fencing_token)
+        a.leases.release(first)
+        second = b.leases.try_acquire("c-3", "node-b", timedelta(seconds=30))
+        assert second is not None and second.fencing_token == 2
+        b.records.merge_transcript("c-3", "{}", second.fencing_token)
+        with pytest.raises(StaleFencingTokenError):
+            a.records.merge_transcript("c-3", SECRET, first.fencing_token)
+        assert a.leases.extend(first, timedelta(seconds=30)) is False
+    finally:
+        a.close()
+        b.close()
+    assert counted.added("aimon.lease.acquisitions", **{"aimon.outcome": "acquired"}) == 2
+    assert counted.added("aimon.lease.acquisitions", **{"aimon.outcome": "held"}) == 1
+    assert counted.added("aimon.lease.handovers") == 1
+    assert counted.added("aimon.fencing.stale_refusals", **{"aimon.capability": "records"}) == 1
+    assert counted.added("aimon.fencing.stale_refusals", **{"aimon.capability": "leases"}) == 1
+    acquired = [dict(s.attributes or {}) for s in named(spans, "aimon.leases.try_acquire")]
+    assert [(x["aimon.outcome"], x.get("aimon.fencing_token")) for x in acquired] == [
+        ("acquired", 1),
+        ("held", None),
+        ("acquired", 2),
+    ]
+    stale = named(spans, "aimon.records.merge_transcript")[-1]
+    assert dict(stale.attributes or {}) == {
+        "aimon.capability": "records",
+        "aimon.operation": "merge_transcript",
+        "aimon.session_id": "c-3",
+        "aimon.fencing_token": 1,
+        "aimon.outcome": "stale_token",
+        "error.type": "StaleFencingTokenError",
+    }
+    assert counted.added("aimon.operation.duration.count", **{"aimon.outcome": "stale_token"}) == 2
+    no_payload(spans)
+
+
+async def test_async_bundle(async_mongo_db: AsyncDatabase[dict[str, Any]], spans: InMemorySpanExporter) -> None:
+    from aimon_mongo.mongo import ensure_schema_async
+
+    await ensure_schema_async(async_mongo_db)
+    counted = Metrics()
+    async with telemetry.instrument_backends(AsyncMongoSessionBackends(async_mongo_db, "node-a")) as node:
+        await node.inbox.deliver(message("c-4", Priority.LATER))
+        assert not await node.inbox.is_empty("c-4")
+    (span,) = named(spans, "aimon.inbox.deliver")
+    assert span.attributes["aimon.priority"] == "LATER"  # type: ignore[index]
+    assert named(spans, "aimon.inbox.is_empty")[0].attributes["aimon.session_id"] == "c-4"  # type: ignore[index]
+    assert counted.added("aimon.inbox.delivered") == 1
+
+
+def test_filesystem_bytes(spans: InMemorySpanExporter) -> None:
+    counted = Metrics()
+    with telemetry.instrument_filesystem(MemoryFileSystem()) as fs:
+        fs.initialize()
+        fs.write("a/b.txt", b"12345")
+        fs.write("a/c.txt", "héllo")
+        assert fs.read("a/b.txt") == b"12345"
+        assert fs.read_range("a/c.txt", 0, 2) == "hé".encode()[:2]
+        assert [info.path for info in fs.walk("a")]  # generators pass through
+    assert counted.added("aimon.vfs.bytes_written") == 5 + 6
+    assert counted.added("aimon.vfs.bytes_read") == 5 + 2
+    write = named(spans, "aimon.vfs.write")[0]
+    assert dict(write.attributes or {}) == {
+        "aimon.capability": "vfs",
+        "aimon.operation": "write",
+        "aimon.bytes": 5,
+        "aimon.outcome": "ok",
+    }
+    missing = Metrics()
+    with MemoryFileSystem() as plain:
+        fs = telemetry.instrument_filesystem(plain)
+        with pytest.raises(FileNotFoundError):
+            fs.read("nope.txt")
+    failed = named(spans, "aimon.vfs.read")[-1]
+    assert failed.attributes["error.type"] == "VfsFileNotFoundError"  # type: ignore[index]
+    assert failed.status.status_code is StatusCode.ERROR
+    assert missing.added("aimon.vfs.bytes_read") == 0
+
+
+def test_without_opentelemetry_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_otel, "_made", [])
+    for name in [m for m in sys.modules if m == "opentelemetry" or m.startswith("opentelemetry.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "opentelemetry", None)  # import opentelemetry -> ImportError
+    bundle = MongoSessionBackends.__new__(MongoSessionBackends)
+    fs = MemoryFileSystem()
+    assert not telemetry.available()
+    assert telemetry.instrument_backends(bundle) is bundle
+    assert telemetry.instrument_filesystem(fs) is fs
+
+
+def test_snapshot_store(spans: InMemorySpanExporter) -> None:
+    from aimon_mongo.snapshots import Message, Role, SessionSnapshot, VfsSessionSnapshotStore
+
+    counted = Metrics()
+    with MemoryFileSystem() as plain:
+        fs = telemetry.instrument_filesystem(plain)
+        store = telemetry.instrument_store(VfsSessionSnapshotStore(fs), "snapshots")
+        snapshot = SessionSnapshot.of_messages("c-5", [Message.text(Role.USER, SECRET)])
+        store.save("t-1", "analyst", None, snapshot)
+        assert store.load("t-1") is not None and store.load("t-2") is None
+    (save,) = named(spans, "aimon.snapshots.save")
+    assert save.attributes["aimon.session_id"] == "c-5" and save.attributes["aimon.batch_size"] == 1  # type: ignore[index]
+    assert [s.attributes["aimon.outcome"] for s in named(spans, "aimon.snapshots.load")] == ["ok", "missing"]  # type: ignore[index]
+    writes = named(spans, "aimon.vfs.write")
+    assert writes and all(w.parent is not None and w.parent.span_id == save.context.span_id for w in writes)
+    assert counted.added("aimon.vfs.bytes_written") > 0
+    no_payload(spans)
+    with pytest.raises(ValueError, match="'nope'"):
+        telemetry.instrument_store(store, "nope")
+
+
+@pytest.mark.parametrize(
+    ("protocol", "rules"),
+    [
+        ("aimon_mongo._async.ports:AsyncSessionInbox", "INBOX"),
+        ("aimon_mongo._async.ports:AsyncSessionLeaseStore", "LEASES"),
+        ("aimon_mongo._async.ports:AsyncSessionSignalBus", "SIGNALS"),
+        ("aimon_mongo._async.ports:AsyncIdempotencyStore", "IDEMPOTENCY"),
+        ("aimon_mongo._async.ports:AsyncBackgroundTaskStore", "TASKS"),
+        ("aimon_mongo._async.ports:AsyncSessionRecordStore", "RECORDS"),
+        ("aimon_mongo._async.ports:AsyncSessionLogSegmentStore", "SEGMENTS"),
+        ("aimon_mongo.snapshots._async.ports:AsyncSessionSnapshotStore", "SNAPSHOTS"),
+        ("aimon_mongo.snapshots._async.ports:AsyncTaskOutputStore", "TASK_OUTPUT"),
+        ("aimon_mongo.snapshots._async.ports:AsyncTaskResultStore", "TASK_RESULTS"),
+        ("aimon_mongo.vfs._async.protocol:AsyncFileSystem", "FILESYSTEM"),
+    ],
+)
+def test_every_public_operation_of_a_contract_has_its_rule(protocol: str, rules: str) -> None:
+    """A new operation in a contract fails here until capabilities.py says what its span records."""
+    import importlib
+    import inspect
+
+    from aimon_mongo.telemetry import capabilities
+
+    module, name = protocol.split(":")
+    contract = getattr(importlib.import_module(module), name)
+    operations = {
+        attr
+        for attr, value in vars(contract).items()
+        if not attr.startswith("_") and inspect.isfunction(value) and attr not in ("close", "walk")
+    }
+    declared = set(getattr(capabilities, rules))
+    assert operations - declared == set(), f"{name}: operations without a telemetry rule"
