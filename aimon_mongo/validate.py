@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -151,3 +151,20 @@ def optional_budget_override(value: object) -> dict[str, Any] | None:
             f"budget_override must be a dict or None, got {type(value).__name__}: {_shown(value)}"
         )
     return require_nesting(value, "budget_override", MAX_JSON_DEPTH)
+
+
+def require_messages(messages: object, argument: str = "messages") -> list[InboundMessage]:
+    """Every item of a list or tuple checked by :func:`require_message`; a bad one is named by its index
+    (``messages[3] must be ...``). A string, a mapping or any other non-sequence is refused as a whole."""
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        raise InvalidArgumentError(
+            f"{argument} must be a list or tuple of InboundMessage, got {type(messages).__name__}"
+        )
+    return [require_message(item, f"{argument}[{index}]") for index, item in enumerate(messages)]
+
+
+def delivery_action(messages: Sequence[InboundMessage]) -> str:
+    """How a ``deliver_many`` call is named in an error: its size and its session (or how many sessions)."""
+    sessions = {message.session_id for message in messages}
+    target = f"session {next(iter(sessions))!r}" if len(sessions) == 1 else f"{len(sessions)} sessions"
+    return f"inbox deliver of {len(messages)} entries to {target}"

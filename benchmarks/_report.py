@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from _timing import Result  # benchmarks/_timing.py
@@ -73,6 +73,19 @@ def table(results: Iterable[Result]) -> str:
     return "\n".join(lines)
 
 
+def round_trip_table(counted: Mapping[str, Mapping[str, int]]) -> str:
+    """A Markdown table of the commands each operation sent (``CommandLog``), one row per operation."""
+    lines = [
+        "Counted with `aimon_mongo.mongo.command_log.CommandLog` (commands sent; handshakes and heartbeats not",
+        "counted), each operation once on a warm bundle; the figures do not depend on the machine's load.",
+        "",
+        "| benchmark | operation | round trips |",
+        "|---|---|---:|",
+    ]
+    lines += [f"| {bench} | {op} | {count} |" for bench, ops in counted.items() for op, count in ops.items()]
+    return "\n".join(lines)
+
+
 def missing(results: Iterable[Result], expected: Mapping[str, Sequence[str]]) -> list[str]:
     """``benchmark / case`` of every expected case that has no result."""
     have = {(r.benchmark, r.case) for r in results}
@@ -95,6 +108,8 @@ class Run:
     environment: dict[str, str]
     rounds: dict[str, int]
     duration: str
+    round_trips: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Commands sent per operation (``CommandLog``), by benchmark title then operation."""
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "results": [r.to_json() for r in self.results]}
@@ -128,6 +143,8 @@ def page(run: Run, prose: str) -> str:
     ]
     lines += [f"- {key}: {value}." for key, value in run.environment.items()]
     lines += ["", "## Results", "", table(run.results), ""]
+    if run.round_trips:
+        lines += ["## Round trips per operation", "", round_trip_table(run.round_trips), ""]
     below = below_target(run.results)
     if below:
         lines += ["Below target in this run (why: see the benchmark's section below):", ""]

@@ -185,14 +185,17 @@ class Report:
     environment: dict[str, str] = field(default_factory=dict)
     rounds: int = 0
     """Rounds per case (set by :func:`main` from ``--repeats``)."""
+    round_trips: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Commands sent per operation (a ``CommandLog`` count), by benchmark title then operation."""
 
     def to_json(self) -> dict[str, Any]:
         return {"results": [r.to_json() for r in self.results], "environment": self.environment,
-                "rounds": self.rounds}  # fmt: skip
+                "rounds": self.rounds, "round_trips": self.round_trips}  # fmt: skip
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Report:
-        return cls([Result.from_json(r) for r in data["results"]], dict(data["environment"]), int(data["rounds"]))
+        return cls([Result.from_json(r) for r in data["results"]], dict(data["environment"]), int(data["rounds"]),
+                   {k: dict(v) for k, v in data.get("round_trips", {}).items()})  # fmt: skip
 
 
 def main(
@@ -227,4 +230,9 @@ def main(
             print(f"{key}: {value}")
         print()
         print(table(report.results))
+        if report.round_trips:
+            from _report import round_trip_table  # benchmarks/_report.py
+
+            print()
+            print(round_trip_table(report.round_trips))
     return 0

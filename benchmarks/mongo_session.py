@@ -13,6 +13,13 @@ Cases, each timed for ours (``MongoSessionBackends``, sync) and for raw PyMongo 
   and decodes nothing.
 * **acquire+release**: take a lease (the *steal* ``find_one_and_update`` on ``$$NOW``) and release it
   (expire in place), again and again on one session.
+* **deliver_many+collect**: ours delivers the batch with one ``deliver_many`` and collects it in
+  transactions; raw is the same naive per-message loop as above.
+* The same cases again **through the test TCP proxy with 1 ms added each way** (``, 1 ms``), where the
+  round trips are what costs: 64 messages, target >= 10x for deliver_many+collect.
+
+Round trips per operation: every public session operation of the sync bundle once, counted by
+``CommandLog`` (the commands sent; stable on a noisy machine), listed under the table.
 
 Ours and raw run back to back in rounds (the order alternating), so load from other processes affects both
 sides of a round alike. Printed per case: operations per second (wall clock, medians) and the per-round
@@ -28,6 +35,7 @@ import os
 import sys
 import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from _timing import SHARED_STANDIN, Report, Result, cpu_note, main, rounds, times  # benchmarks/_timing.py
@@ -38,7 +46,11 @@ from pymongo import MongoClient, ReturnDocument
 from aimon_mongo.codec.inbound import to_mongo_document
 from aimon_mongo.model import InboundMessage, Principal, Priority, TextInput
 from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
+from aimon_mongo.mongo.command_log import CommandLog
 from aimon_mongo.standin import StandinServer, configured_uri
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' TCP proxy
+from tests.fixtures.tcp_proxy import TcpProxy
 
 TTL = timedelta(seconds=30)
 FIFO = [("priority", 1), ("deliveredAt", 1)]
@@ -80,6 +92,10 @@ class Cases:
     def ours_deliver_collect(self) -> int:
         for msg in self.messages:
             self.ours.inbox.deliver(msg)
+        return self.ours_collect_all()
+
+    def ours_collect_all(self) -> int:
+        """Collect until empty; the operations of the round (the deliveries counted as one each)."""
         operations, collected = self.batch, 0
         while True:
             batch = self.ours.inbox.collect("bench-ours")
@@ -109,6 +125,10 @@ class Cases:
                 break
         assert collected == self.batch
         return operations
+
+    def ours_deliver_many_collect(self) -> int:
+        self.ours.inbox.deliver_many(self.messages)
+        return self.ours_collect_all()
 
     def ours_acquire_release(self) -> int:
         assert self.lease is not None
@@ -149,45 +169,103 @@ class Cases:
 
 
 TITLE = "MongoDB session"
-CASES = ("deliver+collect", "acquire+release")
+LATENCY = 0.001
+"""Seconds the TCP proxy adds each way in the ``, 1 ms`` cases."""
+CASES = (
+    "deliver+collect",
+    "acquire+release",
+    "deliver_many+collect",
+    "deliver+collect, 1 ms",
+    "acquire+release, 1 ms",
+    "deliver_many+collect, 1 ms",
+)
+
+
+def plan(cases: Cases, lease_repeat: int, suffix: str = "") -> dict[str, tuple[Any, Any, int, float]]:
+    """Case name -> (ours, raw, calls per round, target)."""
+    return {
+        f"deliver+collect{suffix}": (cases.ours_deliver_collect, cases.raw_deliver_collect, 1, 0.90),
+        f"acquire+release{suffix}": (cases.ours_acquire_release, cases.raw_acquire_release, lease_repeat, 0.90),
+        f"deliver_many+collect{suffix}": (
+            cases.ours_deliver_many_collect, cases.raw_deliver_collect, 1, 10.0 if suffix else 0.90
+        ),
+    }  # fmt: skip
+
+
+def timed(cases: Cases, lease_repeat: int, repeats: int, suffix: str = "") -> list[Result]:
+    results = []
+    for name, (ours, raw, repeat, target) in plan(cases, lease_repeat, suffix).items():
+        sides = {"ours": times(ours, repeat, counted=True), "raw": times(raw, repeat, counted=True)}
+        samples = rounds(sides, repeats)
+        note = cpu_note(samples["ours"], samples["raw"])
+        results.append(Result.timed(TITLE, name, samples["ours"], samples["raw"], target=target, note=note))
+    return results
+
+
+def round_trips(client: MongoClient[dict[str, Any]], log: CommandLog, db_name: str) -> dict[str, int]:
+    """Every public session operation of the sync MongoDB bundle once, with the commands it sent."""
+    from bench_operations import session_operations  # benchmarks/bench_operations.py
+
+    ensure_schema(client[db_name])
+    bundle = MongoSessionBackends(client[db_name], "count-node")
+    bundle.schema_check.before_write()  # once per bundle, not what an operation costs
+    counted: dict[str, int] = {}
+    try:
+        for name, call in session_operations(bundle):
+            with log.recording() as seen:
+                call()
+            counted[name] = seen.round_trips
+    finally:
+        bundle.close()
+    return counted
 
 
 def measure(args: argparse.Namespace) -> Report:
     batch, lease_repeat = (10, 10) if args.smoke else (64, 50)
+    slow_lease_repeat = 2 if args.smoke else 10
     uri = configured_uri()
     server = None if uri else StandinServer("mongoeco")
     if server is not None:
         uri = server.start()
     assert uri is not None
-    client: MongoClient[dict[str, Any]] = MongoClient(uri, tz_aware=True, serverSelectionTimeoutMS=20000)
-    db_name = f"bench_{uuid.uuid4().hex[:12]}"
-    results = []
+    log = CommandLog()
+    client: MongoClient[dict[str, Any]] = MongoClient(
+        uri, tz_aware=True, serverSelectionTimeoutMS=20000, event_listeners=[log]
+    )
+    host, port = client.address or ("127.0.0.1", 27017)
+    proxy = TcpProxy(host, port, delay=LATENCY)
+    slow: MongoClient[dict[str, Any]] = MongoClient(
+        f"mongodb://127.0.0.1:{proxy.port}/?directConnection=true", tz_aware=True, serverSelectionTimeoutMS=20000
+    )
+    names = [f"bench_{uuid.uuid4().hex[:12]}" for _ in range(3)]
+    results: list[Result] = []
     try:
-        cases = Cases(client, db_name, batch)
-        plan = {
-            CASES[0]: (cases.ours_deliver_collect, cases.raw_deliver_collect, 1),
-            CASES[1]: (cases.ours_acquire_release, cases.raw_acquire_release, lease_repeat),
-        }
+        cases = Cases(client, names[0], batch)
         try:
-            for name, (ours, raw, repeat) in plan.items():
-                sides = {"ours": times(ours, repeat, counted=True), "raw": times(raw, repeat, counted=True)}
-                samples = rounds(sides, args.repeats)
-                note = cpu_note(samples["ours"], samples["raw"])
-                results.append(Result.timed(TITLE, name, samples["ours"], samples["raw"], target=0.90,
-                                            note=note))  # fmt: skip
+            results += timed(cases, lease_repeat, args.repeats)
         finally:
             cases.close()
+        slow_cases = Cases(slow, names[1], batch)
+        try:
+            results += timed(slow_cases, slow_lease_repeat, max(1, args.repeats // 4), ", 1 ms")
+        finally:
+            slow_cases.close()
+        counted = round_trips(client, log, names[2])
         version = client.admin.command("buildInfo").get("version", "?")
     finally:
-        client.drop_database(db_name)
+        for name in names:
+            client.drop_database(name)
+        slow.close()
+        proxy.close()
         client.close()
         if server is not None:
             server.stop()
     where = "MONGODB_URI" if server is None and not os.environ.get(SHARED_STANDIN) else "mongoeco stand-in"
     return Report(results, {
         "MongoDB session server": f"{where} (reports {version})",
-        "MongoDB session sizes": f"deliver+collect {batch} messages per round, acquire+release {lease_repeat} cycles",
-    })  # fmt: skip
+        "MongoDB session sizes": f"deliver+collect {batch} messages per round, acquire+release {lease_repeat} cycles"
+        f" ({slow_lease_repeat} through the proxy, 1 ms each way, a quarter of the rounds)",
+    }, round_trips={TITLE: counted})  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -103,6 +103,7 @@ def measure(names: Sequence[str], smoke: bool, repeats: int | None) -> Run:
     results: list[Result] = []
     environment: dict[str, str] = {}
     rounds: dict[str, int] = {}
+    round_trips: dict[str, dict[str, int]] = {}
     try:
         for name in names:
             started = time.monotonic()
@@ -110,6 +111,7 @@ def measure(names: Sequence[str], smoke: bool, repeats: int | None) -> Run:
             print(f"{name}: {len(report.results)} cases in {time.monotonic() - started:.1f} s", file=sys.stderr)
             results += report.results
             environment.update(report.environment)
+            round_trips.update(report.round_trips)
             rounds[report.results[0].benchmark] = report.rounds
             loads.append(os.getloadavg())
     finally:
@@ -127,6 +129,7 @@ def measure(names: Sequence[str], smoke: bool, repeats: int | None) -> Run:
         environment=environment,
         rounds=rounds,
         duration=f"{(time.monotonic() - begun) / 60:.1f} minutes",
+        round_trips=round_trips,
     )
 
 

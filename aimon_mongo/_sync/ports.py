@@ -60,6 +60,15 @@ class SessionInbox(Protocol):
         ignored). No de-duplication happens here (that is the idempotency store's job)."""
         ...
 
+    def deliver_many(self, messages: Sequence[InboundMessage]) -> list[str]:
+        """Append every message (any mix of sessions) in one round trip where the backend allows it (MongoDB
+        one bulk write, Redis one pipeline, PostgreSQL one statement); returns the store-assigned ids in the
+        order of ``messages``. Within a session, entries of one priority are collected in the order of
+        ``messages``, after everything delivered before the call. Every item is validated first, as by
+        :meth:`deliver`: a bad one raises :class:`~aimon_mongo.errors.InvalidArgumentError` naming it
+        (``messages[3]``) and nothing of the call is stored. An empty sequence stores nothing."""
+        ...
+
     def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
         """Remove and return the session's entries with priority ordinal ``<= max_priority``, ordered by
         priority then delivery order, up to the backend's batch bound (MongoDB 64, Redis 1,000 per tier,

@@ -26,11 +26,16 @@ class InboxTable:
         self._seq = itertools.count(1)
 
     def deliver(self, message: InboundMessage) -> str:
-        entry_id = str(uuid.uuid4())
+        return self.deliver_many([message])[0]
+
+    def deliver_many(self, messages: list[InboundMessage]) -> list[str]:
+        """Append every message under one lock, in order; the new ids in the same order."""
+        entry_ids = [str(uuid.uuid4()) for _ in messages]
         with self._lock:
-            entry = _Entry(message.priority.ordinal, next(self._seq), message.with_id(entry_id))
-            self._sessions.setdefault(message.session_id, []).append(entry)
-        return entry_id
+            for message, entry_id in zip(messages, entry_ids, strict=True):
+                entry = _Entry(message.priority.ordinal, next(self._seq), message.with_id(entry_id))
+                self._sessions.setdefault(message.session_id, []).append(entry)
+        return entry_ids
 
     def take(self, session_id: str, max_priority: Priority, limit: int | None, remove: bool) -> CollectedBatch:
         """The next entries up to ``max_priority`` in (priority, FIFO) order; ``remove`` deletes them."""

@@ -172,6 +172,8 @@ class StandinServer:
     ``kind="mongoeco"`` (default) takes ``engine`` ``"memory"`` or ``"sqlite"`` (then ``path`` is the
     database file, which survives restarts); ``kind="secantus"`` starts a SecantusDB replica set with
     change streams. ``port=0`` picks a free port; pass the previous port to restart on the same address.
+    ``refuse_transactions=True`` (mongoeco only) makes it answer transactions the way a standalone
+    ``mongod`` does (code 20), for the paths that fall back when a deployment has none.
     """
 
     def __init__(
@@ -182,8 +184,10 @@ class StandinServer:
         path: str | os.PathLike[str] | None = None,
         port: int = 0,
         host: str = "127.0.0.1",
+        refuse_transactions: bool = False,
     ) -> None:
         self.kind = kind
+        self.refuse_transactions = refuse_transactions
         self.engine = engine
         self.path = None if path is None else str(path)
         self.port = port
@@ -235,6 +239,8 @@ class StandinServer:
             if self.path is None:
                 raise StandinError("the sqlite engine needs a database file path")
             cmd += ["--path", self.path]
+        if self.refuse_transactions:
+            cmd.append("--refuse-transactions")
         self._proc = self._spawn(cmd)
         assert self._proc.stdout is not None
         line = _read_ready_line(self._proc.stdout, _START_TIMEOUT)
@@ -251,8 +257,17 @@ class StandinServer:
         if self.port == 0:
             self.port = free_port()
         storage = self.path or ":memory:"
-        cmd = [str(exe), "--host", self.host, "--port", str(self.port), "--storage-path", storage,
-               "--log-level", "WARNING"]
+        cmd = [
+            str(exe),
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--storage-path",
+            storage,
+            "--log-level",
+            "WARNING",
+        ]
         self._proc = self._spawn(cmd)
         self._drain_output()
         return f"mongodb://{self.host}:{self.port}/?directConnection=true"

@@ -21,12 +21,18 @@ async def main() -> None:
     parser.add_argument("--engine", choices=["memory", "sqlite"], default="memory")
     parser.add_argument("--path", default="mongoeco.sqlite")
     parser.add_argument("--dialect", default="7.0")
-    args = parser.parse_args()
-
-    engine = MemoryEngine() if args.engine == "memory" else SQLiteEngine(args.path)
-    proxy = AsyncMongoEcoProxyServer(
-        engine=engine, host=args.host, port=args.port, mongodb_dialect=args.dialect
+    parser.add_argument(
+        "--refuse-transactions",
+        action="store_true",
+        help="answer every transaction the way a standalone mongod does (code 20, IllegalOperation)",
     )
+    args = parser.parse_args()
+    if args.refuse_transactions:
+        _refuse_transactions()
+
+    _end_refused_commits()
+    engine = MemoryEngine() if args.engine == "memory" else SQLiteEngine(args.path)
+    proxy = AsyncMongoEcoProxyServer(engine=engine, host=args.host, port=args.port, mongodb_dialect=args.dialect)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -37,6 +43,46 @@ async def main() -> None:
         await stop.wait()
     finally:
         await proxy.close()
+
+
+def _end_refused_commits() -> None:
+    """End a transaction whose commit the server refused (a write conflict), as mongod does.
+
+    mongoeco 4.11 raises the conflict but keeps the refused transaction open on the session and its state
+    registered in the engine; a later transaction's writes can then be attached to that stale state and be
+    dropped by its commit, which still reports success. Aborting it on the refusal (the session's own abort)
+    restores mongod's behaviour: a refused commit leaves nothing behind.
+    """
+    from mongoeco.errors import OperationFailure
+    from mongoeco.session import ClientSession
+
+    original = ClientSession.commit_transaction
+
+    def commit_transaction(self):  # type: ignore[no-untyped-def]
+        try:
+            original(self)
+        except OperationFailure:
+            if self.transaction_active:
+                self.abort_transaction()
+            raise
+
+    ClientSession.commit_transaction = commit_transaction
+
+
+def _refuse_transactions() -> None:
+    """Make the server refuse a command that opens or continues a transaction, with the reply a standalone
+    mongod gives, before it touches any data (what a client's fallback for standalone servers meets)."""
+    from mongoeco.errors import OperationFailure
+    from mongoeco.wire.sessions import WireSessionStore
+
+    original = WireSessionStore.resolve_for_command
+
+    def resolve_for_command(self, client, body, *, capability):  # type: ignore[no-untyped-def]
+        if body.get("autocommit") is False or "startTransaction" in body:
+            raise OperationFailure("Transaction numbers are only allowed on a replica set member or mongos", code=20)
+        return original(self, client, body, capability=capability)
+
+    WireSessionStore.resolve_for_command = resolve_for_command
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ Pure and fast: nothing is timed here (figures are given), no server is used.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -51,6 +52,20 @@ def test_report_round_trips_through_json() -> None:
     report = Report([result("c", (1.5, 2.5), (2.0, 2.0), target=0.9, note="n")], {"server": "x 1.0"})
     again = Report.from_json(report.to_json())
     assert again == report
+    counted = Report(report.results, round_trips={"MongoDB session": {"inbox.collect": 3}})
+    assert Report.from_json(counted.to_json()) == counted
+
+
+def test_page_lists_the_round_trips_per_operation() -> None:
+    results = fake_results({"MongoDB session": ("deliver+collect",)})
+    run = Run(results, machine="2 CPUs", date="2026-12-01", load="1.0", versions={}, environment={}, rounds={},
+              duration="1 min", round_trips={"MongoDB session": {"inbox.deliver_many (64 messages)": 1,
+                                                                 "inbox.collect (64 entries)": 3}})  # fmt: skip
+    text = page(Run.from_json(run.to_json()), "prose")
+    assert "## Round trips per operation" in text
+    assert "| MongoDB session | inbox.deliver_many (64 messages) | 1 |" in text
+    assert "| MongoDB session | inbox.collect (64 entries) | 3 |" in text
+    assert "## Round trips per operation" not in page(dataclasses.replace(run, round_trips={}), "prose")
 
 
 def test_rounds_rotate_the_order_and_pair_samples_by_round() -> None:

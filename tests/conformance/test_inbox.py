@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.model import Priority
 from tests.conformance.helpers import bounded_gather, message, new_id, rich_message
 
@@ -69,6 +70,48 @@ async def test_batch_bound(node: Any) -> None:
     turns = [m.turn_id for m in first.messages + rest.messages]
     assert sorted(turns, key=int) == [f"{i:03d}" for i in range(total)]
     assert len(set(turns)) == total
+
+
+async def test_deliver_many_keeps_the_order_of_the_call_after_earlier_deliveries(node: Any) -> None:
+    session, other = new_id(), new_id()
+    await node.inbox.deliver(message(session, turn_id="before"))
+    plan = [(f"{i:03d}", [Priority.NEXT, Priority.NOW, Priority.LATER][i % 3]) for i in range(40)]
+    batch = [message(session, turn_id=turn, priority=priority) for turn, priority in plan]
+    batch.insert(7, message(other, turn_id="elsewhere"))
+    ids = await node.inbox.deliver_many(batch)
+    assert len(ids) == len(batch) and all(isinstance(i, str) and i for i in ids)  # Redis: unique per tier
+    await node.inbox.deliver(message(session, turn_id="after"))
+    collected = await node.inbox.collect(session)
+    tiers = {p: [turn for turn, priority in plan if priority is p] for p in Priority}
+    expected = [*tiers[Priority.NOW], "before", *tiers[Priority.NEXT], "after", *tiers[Priority.LATER]]
+    assert [m.turn_id for m in collected.messages] == expected
+    by_turn = {m.turn_id: m.id for m in collected.messages}
+    assert [by_turn[m.turn_id] for m in batch if m.session_id == session] == [
+        i for i, m in zip(ids, batch, strict=True) if m.session_id == session
+    ]
+    assert [(m.id, m.turn_id) for m in (await node.inbox.collect(other)).messages] == [(ids[7], "elsewhere")]
+
+
+async def test_deliver_many_round_trips_like_deliver(node: Any) -> None:
+    session = new_id()
+    original = rich_message(session)
+    (entry_id,) = await node.inbox.deliver_many((original,))
+    assert (await node.inbox.collect(session)).messages == (original.with_id(entry_id),)
+    assert await node.inbox.deliver_many([]) == []
+
+
+@pytest.mark.parametrize("bad", [None, 7, "text", {"session_id": "s"}])
+async def test_deliver_many_refuses_a_bad_item_and_stores_nothing(node: Any, bad: Any) -> None:
+    session = new_id()
+    with pytest.raises(InvalidArgumentError, match=r"messages\[2\] must be"):
+        await node.inbox.deliver_many([message(session, turn_id="a"), message(session, turn_id="b"), bad])
+    assert await node.inbox.is_empty(session)
+
+
+@pytest.mark.parametrize("bad", [None, "text", message("s-1"), {"a": 1}])
+async def test_deliver_many_refuses_what_is_not_a_list(node: Any, bad: Any) -> None:
+    with pytest.raises(InvalidArgumentError, match="messages must be a list or tuple"):
+        await node.inbox.deliver_many(bad)
 
 
 async def test_peek_does_not_remove(node: Any) -> None:

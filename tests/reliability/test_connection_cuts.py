@@ -208,8 +208,10 @@ async def test_deliver_and_collect_while_connections_drop(
     removable = _removable_by(lossy, calls, consumer.inbox.batch_limit or float("inf"))
     for d in lost:  # gone: removed by a collect that lost its reply (or, on MongoDB, stopped early)
         assert removable(d), f"{d.turn} lost outside a cut"
-    if through.family == "mongo":  # one find_one_and_delete in flight per collect: one entry per lossy call
-        assert len(lost) <= len(lossy)
+    if through.family == "mongo" and consumer.inbox.collects_in_transactions is False:
+        assert len(lost) <= len(lossy)  # the loop: one find_one_and_delete in flight, one entry per lossy call
+    # In a transaction a call removes its batch only at the commit: a commit whose reply is lost (after
+    # PyMongo's one retry) can lose that batch, which the removable() check above covers.
     print(
         f"\n{through.name}: {total} messages, {proxy.random_drops} connections cut, {len(calls)} collects "
         f"({failed_calls} failed, {early_stops} stopped early), {sum(failed_delivers.values())} failed "

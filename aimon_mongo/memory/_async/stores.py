@@ -4,6 +4,7 @@ of :mod:`aimon_mongo.memory`, which are shared by both flavours; these check arg
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -41,6 +42,7 @@ from aimon_mongo.validate import (
     require_lease,
     require_limit,
     require_message,
+    require_messages,
     require_positive,
     require_token,
 )
@@ -59,6 +61,9 @@ class AsyncMemorySessionInbox:
 
     async def deliver(self, message: InboundMessage) -> str:
         return self._table.deliver(require_message(message))
+
+    async def deliver_many(self, messages: Sequence[InboundMessage]) -> list[str]:
+        return self._table.deliver_many(require_messages(messages))
 
     async def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
         require_id(session_id, "session_id")

@@ -5,6 +5,7 @@ of :mod:`aimon_mongo.memory`, which are shared by both flavours; these check arg
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -42,6 +43,7 @@ from aimon_mongo.validate import (
     require_lease,
     require_limit,
     require_message,
+    require_messages,
     require_positive,
     require_token,
 )
@@ -60,6 +62,9 @@ class MemorySessionInbox:
 
     def deliver(self, message: InboundMessage) -> str:
         return self._table.deliver(require_message(message))
+
+    def deliver_many(self, messages: Sequence[InboundMessage]) -> list[str]:
+        return self._table.deliver_many(require_messages(messages))
 
     def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
         require_id(session_id, "session_id")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import JsonValue
@@ -22,7 +23,7 @@ from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, Unreadab
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id, require_limit, require_message
+from aimon_mongo.validate import require_id, require_limit, require_message, require_messages
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,13 @@ COLLECT_LIMIT = 1024
 _DELIVER = """
 INSERT INTO {inbox} (conversation_id, agent_ref, priority, payload, delivered_at)
 VALUES (%s, %s, %s, %s::jsonb, %s) RETURNING id
+"""
+_DELIVER_MANY = """
+INSERT INTO {inbox} (conversation_id, agent_ref, priority, payload, delivered_at)
+SELECT conversation_id, agent_ref, priority, payload::jsonb, delivered_at
+FROM unnest(%s::text[], %s::text[], %s::smallint[], %s::text[], %s::timestamptz[]) WITH ORDINALITY
+    AS given(conversation_id, agent_ref, priority, payload, delivered_at, position)
+ORDER BY position RETURNING id
 """
 # The outer DELETE names the session too, so a partitioned or distributed inbox can prune and route it.
 _COLLECT = f"""
@@ -66,6 +74,7 @@ class AsyncPostgresSessionInbox:
     def __init__(self, pool: AsyncPgPool, schema: str) -> None:
         self._pool = pool
         self._deliver = qualify(_DELIVER, schema)
+        self._deliver_many = qualify(_DELIVER_MANY, schema)
         self._collect = qualify(_COLLECT, schema)
         self._peek = qualify(_PEEK, schema)
         self._is_empty = qualify(_IS_EMPTY, schema)
@@ -85,6 +94,20 @@ class AsyncPostgresSessionInbox:
             row = await cur.fetchone()
         assert row is not None
         return str(row[0])
+
+    async def deliver_many(self, messages: Sequence[InboundMessage]) -> list[str]:
+        """Insert every envelope with one ``INSERT … SELECT FROM unnest(…)`` statement (all or nothing), rows
+        in the order of ``messages``; returns the row ids in that order."""
+        checked = require_messages(messages)
+        if not checked:
+            return []
+        rows = [_deliver_params(message, to_json_envelope(message)) for message in checked]
+        columns = [list(column) for column in zip(*rows, strict=True)]
+        async with self._pool.connection(SessionInboxError) as conn:
+            cur = await conn.execute(self._deliver_many, columns)
+            ids: list[tuple[int]] = await cur.fetchall()
+        # The serial ids are drawn in insertion order (ORDER BY position), so ascending ids are that order.
+        return [str(row_id) for (row_id,) in sorted(ids)]
 
     async def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
         """Remove and return up to :data:`COLLECT_LIMIT` entries with priority ``<= max_priority``."""
@@ -144,9 +167,7 @@ class AsyncPostgresSessionInbox:
                 cur = await conn.execute(self._list_q_session, [require_id(session_id, "session_id"), limit])
             rows = await cur.fetchall()
         return [
-            QuarantinedEntry(
-                id=str(q_id), session_id=sid, entry_id=entry_id, error=error, raw=raw, quarantined_at=at
-            )
+            QuarantinedEntry(id=str(q_id), session_id=sid, entry_id=entry_id, error=error, raw=raw, quarantined_at=at)
             for q_id, sid, entry_id, error, raw, at in rows
         ]
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import JsonValue
@@ -34,7 +35,7 @@ from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import from_millis, text
-from aimon_mongo.validate import require_id, require_limit, require_message
+from aimon_mongo.validate import delivery_action, require_id, require_limit, require_message, require_messages
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,20 @@ class AsyncRedisSessionInbox:
         with self._io.guard(SessionInboxError, f"deliver to session {message.session_id!r}"):
             entry_id = await self._io.call("XADD", stream, "*", n.REDIS_STREAM_FIELD, envelope)
         return text(entry_id, "stream entry id")
+
+    async def deliver_many(self, messages: Sequence[InboundMessage]) -> list[str]:
+        """One ``XADD`` per message in one pipeline (one round trip), in the order of ``messages``."""
+        checked = require_messages(messages)
+        if not checked:
+            return []
+        envelopes = [to_json_envelope(message) for message in checked]  # every item encoded before any I/O
+        pipe = self._io.pipeline()
+        for message, envelope in zip(checked, envelopes, strict=True):
+            stream = self._keys.inbox_stream(message.session_id, message.priority)
+            self._io.queue(pipe, "XADD", stream, "*", n.REDIS_STREAM_FIELD, envelope)
+        with self._io.guard(SessionInboxError, delivery_action(checked)):
+            entry_ids = await pipe.execute()
+        return [text(entry_id, "stream entry id") for entry_id in entry_ids]
 
     async def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
         sid = require_id(session_id, "session_id")
