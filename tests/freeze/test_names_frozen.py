@@ -262,6 +262,10 @@ def test_postgresql() -> None:
     assert names.PG_SESSION_FENCE == "session_fence"
     assert names.PG_SCHEMA_VERSION == "aimon_schema_version"
     assert names.PG_IDX_INBOX_QUARANTINE_CONV == "conversation_inbox_quarantine_conv_idx"
+    assert names.PG_IDX_TASK_OWNER == "background_task_owner_idx"
+    assert names.PG_IDX_SEGMENT_SCAN == "session_log_segment_scan_idx"
+    assert names.PG_TOKEN_FLOOR == "aimon_token_floor"
+    assert names.PG_TOKEN_FLOOR_TRIGGER == "aimon_lock_fence_floor"
 
 
 def test_snapshot_envelope() -> None:

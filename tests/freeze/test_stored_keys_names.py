@@ -169,6 +169,7 @@ DECLARED_KEYS: dict[str, tuple[str, ...]] = {
     "lease.MongoLeaseDocument": ("_id", "holderId", "fencingToken", "leaseExpiresAt", "acquiredAt"),
     "lease.PostgresLeaseRow": ("conversation_id", "holder_id", "fencing_token", "acquired_at", "lease_expires_at"),
     "lease.PostgresLeaseFenceRow": ("conversation_id", "next_token"),
+    "lease.PostgresTokenFloorRow": ("id", "highest_swept"),
     "log_segment.SegmentKey": ("sessionId", "segmentId"),
     "log_segment.MongoLogSegmentDocument": (
         "_id",
