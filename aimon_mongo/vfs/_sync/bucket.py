@@ -35,7 +35,7 @@ from aimon_mongo.vfs._sync.store import BucketStore, Download, Upload, Committed
 from aimon_mongo.vfs._sync.streams import ReaderBase, WriterBase
 from aimon_mongo.vfs.globbing import CompiledGlob
 from aimon_mongo.vfs.guard import backend_errors
-from aimon_mongo.vfs.listing import Child, Seek, SkipScan, directory_count, is_marker_name
+from aimon_mongo.vfs.listing import Entry, RangeScan, Seek, directory_count, is_marker_name
 from aimon_mongo.vfs.messages import (
     IS_A_DIRECTORY,
     NOT_A_DIRECTORY,
@@ -74,6 +74,10 @@ log = logging.getLogger(__name__)
 _READ_ATTEMPTS = 3
 
 Guard = Callable[[str, str | None], AbstractContextManager[None]]
+
+
+def _filename(revision: Revision) -> str:
+    return revision.filename
 
 
 class _BucketReader(ReaderBase):
@@ -189,9 +193,7 @@ class BucketFileSystem(FileSystemBase):
         self._schema_ready = False
 
     def _guard(self, action: str, path: str | None) -> AbstractContextManager[None]:
-        return backend_errors(
-            self._store.store_errors, action, path, self.backend_type, self._store.unavailable_errors
-        )
+        return backend_errors(self._store.store_errors, action, path, self.backend_type, self._store.unavailable_errors)
 
     def _initialize(self) -> None:
         with self._guard("Failed to initialize filesystem", None):
@@ -232,19 +234,16 @@ class BucketFileSystem(FileSystemBase):
             raise VfsFileNotFoundError(path, self.backend_type)
         return prefix
 
-    def _children(self, path: str) -> list[tuple[Child, datetime]]:
+    def _children(self, path: str, details: bool) -> list[Entry[Revision]]:
         if not is_root(path) and self._store.newest(dir_path(path)) is not None:
             raise InvalidPathError(path, NOT_A_DIRECTORY)
-        scan = SkipScan(dir_prefix(path))
-        children: list[tuple[Child, datetime]] = []
+        scan: RangeScan[Revision] = RangeScan(dir_prefix(path), _filename, every_revision=details)
+        entries: list[Entry[Revision]] = []
         while (seek := scan.next_seek) is not None:
-            found = self._store.first_name(seek)
-            child = scan.advance(found[0] if found else None)
-            if child is not None and found is not None:
-                children.append((child, found[1]))
+            entries.extend(scan.feed(self._store.page(seek, scan.limit, details=details)))
         if not scan.found and not is_root(path):
             raise VfsFileNotFoundError(path, self.backend_type)
-        return sorted(children, key=lambda item: item[0].path)
+        return sorted(entries, key=lambda entry: entry.child.path)
 
     # --- queries -------------------------------------------------------------------------------
 
@@ -299,17 +298,19 @@ class BucketFileSystem(FileSystemBase):
         self._life.require_open()
         p = validate_dir_path(path)
         with self._guard("Failed to list directory", p):
-            return [child.path for child, _ in self._children(p)]
+            return [entry.child.path for entry in self._children(p, details=False)]
 
     def ls_info(self, path: str = ROOT) -> list[FileInfo]:
         self._life.require_open()
         p = validate_dir_path(path)
         infos: list[FileInfo] = []
         with self._guard("Failed to list directory", p):
-            for child, stamp in self._children(p):
-                if child.is_dir:
-                    infos.append(directory_info(child.path, stamp))
-                elif (revision := self._store.newest(child.path)) is not None:
+            for entry in self._children(p, details=True):
+                if entry.child.is_dir:
+                    infos.append(directory_info(entry.child.path, entry.rows[0].upload_date))
+                elif entry.complete:
+                    infos.append(file_info(max(entry.rows, key=newest_first_key)))
+                elif (revision := self._store.newest(entry.child.path)) is not None:
                     infos.append(file_info(revision))
         return infos
 
@@ -343,9 +344,7 @@ class BucketFileSystem(FileSystemBase):
         finally:
             winners.close()
 
-    def _candidates(
-        self, root: str, pattern: CompiledGlob | None
-    ) -> Generator[tuple[FileInfo, Any], None]:
+    def _candidates(self, root: str, pattern: CompiledGlob | None) -> Generator[tuple[FileInfo, Any], None]:
         """Only the names under the pattern's literal prefix: one range scan of the filename index (the
         directory itself is checked only when the scan finds nothing)."""
         prefix = dir_prefix(root)

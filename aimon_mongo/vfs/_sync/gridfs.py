@@ -4,9 +4,10 @@
 Storage is the standard GridFS bucket (``<bucket>.files`` / ``<bucket>.chunks``) that every driver and
 the reference write: ``filename`` is the VFS path verbatim, markers are zero-length files named
 ``<dir>/`` with ``metadata.type = "directory"``, and ``metadata`` of a file holds ``path``, ``uploadDate``
-(ISO text) and ``contentSha256``. Listing walks the ``{filename: 1, uploadDate: 1}`` index with one
-ordered seek per child, so ``ls`` costs O(children), not O(descendants); totals are a server-side
-``$group``.
+(ISO text) and ``contentSha256``. Listing reads the ``{filename: 1, uploadDate: 1}`` index in pages that
+grow while they meet the directory's own files and re-seeks past each subdirectory's subtree, so ``ls``
+costs a few reads for a flat directory and one per subdirectory child, never O(descendants); totals are
+a server-side ``$group``.
 
 Chunks are written and read here, in the GridFS layout, rather than through the driver's ``GridIn`` /
 ``GridOut``: reads fetch bounded batches of chunks (never one reply with every chunk of a large file),
@@ -96,6 +97,9 @@ _REVISION_FIELDS = {
     GRIDFS_UPLOAD_DATE: 1,
     GRIDFS_METADATA: 1,
 }
+
+
+_NAME_FIELDS = {"_id": 1, GRIDFS_FILENAME: 1, GRIDFS_UPLOAD_DATE: 1}
 
 
 def _range(prefix: str) -> dict[str, Any]:
@@ -318,6 +322,15 @@ class GridFSStore:
         projection = {"_id": 0, GRIDFS_FILENAME: 1, GRIDFS_UPLOAD_DATE: 1}
         docs = self.files.find({GRIDFS_FILENAME: bounds}, projection).sort(BY_NAME).limit(1).to_list(1)
         return (docs[0][GRIDFS_FILENAME], docs[0][GRIDFS_UPLOAD_DATE]) if docs else None
+
+    def page(self, seek: Seek, limit: int, *, details: bool) -> list[Revision]:
+        bounds: dict[str, Any] = {"$gte" if seek.inclusive else "$gt": seek.lower}
+        if seek.upper is not None:
+            bounds["$lt"] = seek.upper
+        projection = _REVISION_FIELDS if details else _NAME_FIELDS
+        cursor = self.files.find({GRIDFS_FILENAME: bounds}, projection).sort(BY_NAME)
+        docs = cursor.limit(limit).batch_size(limit).to_list(limit)
+        return [_revision(doc) for doc in docs]
 
     def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
         found: dict[str, list[Any]] = {}

@@ -133,6 +133,16 @@ class MemoryStore:
             name = self._names[index]
             return name, self._sorted(name)[-1].upload_date
 
+    def page(self, seek: Seek, limit: int, *, details: bool) -> list[Revision]:
+        with self._lock:
+            find = bisect_left if seek.inclusive else bisect_right
+            out: list[Revision] = []
+            for name in self._names[find(self._names, seek.lower) :]:
+                if (seek.upper is not None and name >= seek.upper) or len(out) >= limit:
+                    break
+                out.extend(sorted(self._sorted(name), key=newest_first_key))
+            return out[:limit]
+
     def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
         with self._lock:
             return {name: list(self._by_name[name]) for name in names if name in self._by_name}

@@ -100,6 +100,12 @@ class BucketStore(Protocol):
         """The smallest stored name in the seek's range, with the upload date of its oldest revision."""
         ...
 
+    def page(self, seek: Seek, limit: int, *, details: bool) -> list[Revision]:
+        """At most ``limit`` revisions with names in the seek's range, by name then upload date, in one read.
+
+        Without ``details`` only the id, name and upload date need be filled in (what ``ls`` needs)."""
+        ...
+
     def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
         """The revision ids of each of ``names`` that is stored (absent names are left out)."""
         ...
