@@ -1,19 +1,71 @@
 """The messages of a stored transcript: role, content blocks, tool calls and results, artifacts, reasoning.
 
 These are values (pydantic v2, frozen). The snapshot codec writes them as the frozen message objects of
-``JsonSessionSnapshotCodec`` (see :mod:`aimon_mongo.snapshots.codec`); nothing here knows the stored
-spelling except the enum values, which are the stored names.
+``JsonSessionSnapshotCodec`` (see :mod:`aimon_mongo.snapshots.codec`). So that pydantic-core can read and
+write whole documents without Python code per field, each field also answers to its camel-case name
+(``tool_use_id`` / ``toolUseId``: the stored spelling), fields that are stored only when set are left out
+of dumps when empty, and the two binary blocks dump their stored form when serialised with
+:data:`WIRE_CONTEXT`. Plain construction and ``model_dump`` otherwise work as usual.
 """
 
 from __future__ import annotations
 
+import base64
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, JsonValue, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_serializer,
+    model_serializer,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
 
 from aimon_mongo import names as n
 from aimon_mongo.model._base import Frozen
+
+WIRE_CONTEXT = {"aimon_mongo.snapshot_wire": True}
+"""Serialisation context under which the blocks dump the stored form (base64 data, image ``source``)."""
+
+_CAMEL = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by_alias=False)
+"""Aliases are the stored (camel-case) names: a codec validates and dumps with ``by_alias=True``; plain
+construction takes the field names only."""
+
+
+def _empty(value: tuple[Any, ...]) -> bool:
+    return not value
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+def _wire(info: SerializationInfo | ValidationInfo) -> bool:
+    context = info.context
+    return isinstance(context, dict) and bool(context.get("aimon_mongo.snapshot_wire"))
+
+
+def _holds_float(value: object) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_float(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_float(item) for item in value)
+    return False
+
+
+def _refuse_stored_binary(value: Any, info: ValidationInfo) -> Any:
+    # The stored form of a binary block (base64 text, an image "source") is the codec's careful reader's.
+    if _wire(info):
+        raise ValueError("binary content blocks are read by the careful reader")
+    return value
 
 
 class Role(StrEnum):
@@ -34,12 +86,16 @@ class ImageSource(StrEnum):
 class TextBlock(Frozen):
     """A text content block."""
 
+    model_config = _CAMEL
+
     type: Literal["text"] = "text"
     text: str
 
 
 class ImageBlock(Frozen):
     """An image content block: either inline ``data`` or a ``url``, never both."""
+
+    model_config = _CAMEL
 
     type: Literal["image"] = "image"
     mime_type: str
@@ -51,6 +107,29 @@ class ImageBlock(Frozen):
         if (self.data is None) == (self.url is None):
             raise ValueError("an image block holds exactly one of data and url")
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_from_the_stored_form(cls, value: Any, info: ValidationInfo) -> Any:
+        return _refuse_stored_binary(value, info)
+
+    @model_serializer(mode="wrap")
+    def _stored_form(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        if not _wire(info):
+            return handler(self)
+        if self.data is not None:
+            return {
+                n.SNAP_BLOCK_TYPE: n.SNAP_BLOCK_TAG_IMAGE,
+                n.SNAP_BLOCK_MIME_TYPE: self.mime_type,
+                n.SNAP_BLOCK_SOURCE: n.SNAP_IMAGE_SOURCE_BASE64,
+                n.SNAP_BLOCK_DATA: base64.b64encode(self.data).decode("ascii"),
+            }
+        return {
+            n.SNAP_BLOCK_TYPE: n.SNAP_BLOCK_TAG_IMAGE,
+            n.SNAP_BLOCK_MIME_TYPE: self.mime_type,
+            n.SNAP_BLOCK_SOURCE: n.SNAP_IMAGE_SOURCE_URL,
+            n.SNAP_BLOCK_URL: self.url,
+        }
 
     @property
     def source(self) -> ImageSource:
@@ -71,10 +150,30 @@ class ImageBlock(Frozen):
 class DocumentBlock(Frozen):
     """A document content block (inline bytes), optionally with its file name."""
 
+    model_config = _CAMEL
+
     type: Literal["document"] = "document"
     mime_type: str
     data: bytes
     file_name: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_from_the_stored_form(cls, value: Any, info: ValidationInfo) -> Any:
+        return _refuse_stored_binary(value, info)
+
+    @model_serializer(mode="wrap")
+    def _stored_form(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        if not _wire(info):
+            return handler(self)
+        out = {
+            n.SNAP_BLOCK_TYPE: n.SNAP_BLOCK_TAG_DOCUMENT,
+            n.SNAP_BLOCK_MIME_TYPE: self.mime_type,
+            n.SNAP_BLOCK_DATA: base64.b64encode(self.data).decode("ascii"),
+        }
+        if self.file_name is not None:
+            out[n.SNAP_BLOCK_FILE_NAME] = self.file_name
+        return out
 
 
 ContentBlock = Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discriminator="type")]
@@ -84,13 +183,23 @@ ContentBlock = Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discrimin
 class ToolUse(Frozen):
     """A tool call the assistant made; ``input`` is an arbitrary JSON object."""
 
+    model_config = _CAMEL
+
     id: str
     name: str
     input: dict[str, JsonValue] = Field(default_factory=dict)
 
+    @field_serializer("input", mode="wrap")
+    def _stored_input(self, value: dict[str, JsonValue], handler: SerializerFunctionWrapHandler, info: Any) -> Any:
+        if _wire(info) and _holds_float(value):
+            raise ValueError("a tool input holding a non-integer number is written by the careful writer")
+        return handler(value)
+
 
 class ToolResult(Frozen):
     """The answer to a tool call. (The reference's render payload is never persisted, so not kept.)"""
+
+    model_config = _CAMEL
 
     tool_use_id: str
     content: str
@@ -100,31 +209,37 @@ class ToolResult(Frozen):
 class Artifact(Frozen):
     """A file a message refers to (stored in the virtual filesystem, not in the transcript)."""
 
+    model_config = _CAMEL
+
     path: str
     file_name: str
     size: int = 0
-    mime_type: str | None = None
-    tool_use_id: str | None = None
-    download_token: str | None = None
+    mime_type: str | None = Field(default=None, exclude_if=_absent)
+    tool_use_id: str | None = Field(default=None, exclude_if=_absent)
+    download_token: str | None = Field(default=None, exclude_if=_absent)
 
 
 class ReasoningTrace(Frozen):
     """A provider's opaque reasoning record, kept so a resumed turn can hand it back to that provider."""
 
+    model_config = _CAMEL
+
     provider: str
     payload: str
-    tool_use_id: str | None = None
+    tool_use_id: str | None = Field(default=None, exclude_if=_absent)
 
 
 class Message(Frozen):
     """One message of a transcript."""
 
+    model_config = _CAMEL
+
     role: Role
     content: tuple[ContentBlock, ...] = ()
-    tool_uses: tuple[ToolUse, ...] = ()
-    tool_results: tuple[ToolResult, ...] = ()
-    artifacts: tuple[Artifact, ...] = ()
-    reasoning: tuple[ReasoningTrace, ...] = ()
+    tool_uses: tuple[ToolUse, ...] = Field(default=(), exclude_if=_empty)
+    tool_results: tuple[ToolResult, ...] = Field(default=(), exclude_if=_empty)
+    artifacts: tuple[Artifact, ...] = Field(default=(), exclude_if=_empty)
+    reasoning: tuple[ReasoningTrace, ...] = Field(default=(), exclude_if=_empty)
 
     @classmethod
     def text(cls, role: Role, text: str, **parts: Any) -> Message:
