@@ -52,6 +52,13 @@ class _V2In(TypedDict):
     rewindPoint: NotRequired[JsonValue]
 
 
+class _EnvelopeIn(TypedDict):
+    v: Literal[1]
+    subagentName: str
+    contextId: NotRequired[JsonValue]
+    snapshot: Annotated[_V1In | _V2In, Field(discriminator="version")]
+
+
 class _V1Out(TypedDict):  # keys in write order (then the rewind point)
     version: int
     conversationId: str
@@ -71,6 +78,7 @@ class _V2Out(TypedDict):  # keys in write order
 
 
 _READ: TypeAdapter[_V1In | _V2In] = TypeAdapter(Annotated[_V1In | _V2In, Field(discriminator="version")])
+_READ_ENVELOPE: TypeAdapter[_EnvelopeIn] = TypeAdapter(_EnvelopeIn)
 _WRITE: dict[int, TypeAdapter[Any]] = {1: TypeAdapter(_V1Out), 2: TypeAdapter(_V2Out)}
 
 
@@ -82,6 +90,16 @@ def read_document(text: str | bytes) -> dict[str, Any] | None:
     except (ValidationError, ValueError, RecursionError):
         return None
     return dict(document)
+
+
+def read_envelope(data: bytes) -> dict[str, Any] | None:
+    """A snapshot store's envelope validated whole (its ``snapshot`` as :func:`read_document` validates
+    it), or ``None`` when only the careful reader may say what it holds."""
+    try:
+        envelope = _READ_ENVELOPE.validate_json(data, strict=True, by_alias=True, by_name=False, context=WIRE_CONTEXT)
+    except (ValidationError, ValueError, RecursionError):
+        return None
+    return {**envelope, n.SNAP_ENV_SNAPSHOT: dict(envelope[n.SNAP_ENV_SNAPSHOT])}
 
 
 def write_document(root: dict[str, Any]) -> str | None:

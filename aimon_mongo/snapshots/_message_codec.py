@@ -136,9 +136,7 @@ def _decode_block(node: object) -> ContentBlock:
     if tag == n.SNAP_BLOCK_TAG_DOCUMENT:
         mime = j.required_text(node, n.SNAP_BLOCK_MIME_TYPE)
         data = decode_base64(j.required_text(node, n.SNAP_BLOCK_DATA))
-        return DocumentBlock(
-            mime_type=mime, data=data, file_name=j.optional_text(node, n.SNAP_BLOCK_FILE_NAME)
-        )
+        return DocumentBlock(mime_type=mime, data=data, file_name=j.optional_text(node, n.SNAP_BLOCK_FILE_NAME))
     raise SnapshotCodecError(f"Unknown content block type: {clip(tag)}")
 
 
