@@ -282,3 +282,35 @@ def test_configuration_is_validated(mongo_client: MongoClient[Any]) -> None:
     ):
         with pytest.raises(InvalidArgumentError, match=message):
             GridFSFileSystem(mongo_client, **kwargs)
+
+
+def test_a_snapshot_save_sends_as_few_commands_as_a_raw_upload(mongo_uri: str, mongo_db_name: str) -> None:
+    from gridfs import GridFSBucket
+
+    from aimon_mongo.snapshots import Message, Role, SessionSnapshot, VfsSessionSnapshotStore
+
+    log = CommandLog()
+    snapshot = SessionSnapshot.of_messages("s", [Message.text(Role.USER, "hello")])
+    with MongoClient(mongo_uri, event_listeners=[log], **CLIENT_OPTIONS) as client:
+        with GridFSFileSystem(client, mongo_db_name) as fs:
+            store = VfsSessionSnapshotStore(fs)
+            store.save("first", "sub", None, snapshot)  # creates the indexes and the directory
+            with log.recording() as new:
+                store.save("second", "sub", None, snapshot)
+            with log.recording() as overwrite:
+                store.save("second", "sub", "agent:a", snapshot)
+            loaded = store.load("second")
+            stored = client[mongo_db_name]["fs.files"].count_documents({"filename": "task-snapshot/second.json"})
+            chunks = client[mongo_db_name]["fs.chunks"].count_documents({})
+        bucket = GridFSBucket(client[mongo_db_name], "raw")
+        bucket.upload_from_stream("warm.json", io.BytesIO(b"{}"))
+        with log.recording() as raw:
+            bucket.upload_from_stream("x.json", io.BytesIO(b"{}"))
+        client.drop_database(mongo_db_name)
+    # One check of the path (parents, revisions, children), the chunk, the files document, the retirement
+    # of older revisions; an overwrite also deletes the content of the revision it replaced.
+    assert [c.name for c in new.commands] == ["aggregate", "insert", "insert", "delete"]
+    assert new.round_trips <= raw.round_trips == 4
+    assert [c.name for c in overwrite.commands] == ["aggregate", "insert", "insert", "delete", "delete"]
+    assert loaded is not None and loaded.agent_runtime_id == "agent:a"  # the newest revision won
+    assert stored == 1 and chunks == 2  # the first snapshot's chunk and the second's newest one: none stray

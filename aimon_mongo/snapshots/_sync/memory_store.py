@@ -24,7 +24,9 @@ class InMemorySessionSnapshotStore:
     def __len__(self) -> int:
         return len(self._lru)
 
-    def save(self, task_id: str, subagent_name: str, agent_runtime_id: str | None, snapshot: SessionSnapshot) -> None:
+    def save(
+        self, task_id: str, subagent_name: str, agent_runtime_id: str | None, snapshot: SessionSnapshot
+    ) -> None:
         """Keep the session (replacing any previous one for the task)."""
         check_save_arguments(task_id, subagent_name, agent_runtime_id, snapshot)
         session = ResumableSession(subagent_name=subagent_name, agent_runtime_id=agent_runtime_id, snapshot=snapshot)

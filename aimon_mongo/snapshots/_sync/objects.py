@@ -17,7 +17,9 @@ from aimon_mongo.vfs.protocol import FileSystem
 log = logging.getLogger("aimon_mongo.snapshots")
 
 
-def write_best_effort(fs: FileSystem, path: str, produce: Callable[[], str], what: str, task_id: str) -> None:
+def write_best_effort(
+    fs: FileSystem, path: str, produce: Callable[[], str], what: str, task_id: str
+) -> None:
     """Write ``produce()`` (UTF-8) at ``path``, replacing the object whole; any failure is one WARN."""
     try:
         fs.write(path, produce().encode("utf-8"))

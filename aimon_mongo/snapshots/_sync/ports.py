@@ -20,7 +20,9 @@ from aimon_mongo.snapshots.task_result import TaskResult
 class SessionSnapshotStore(Protocol):
     """Subagent transcripts by task id, for ``Task(resume=<task_id>)``; tolerates a saver racing a loader."""
 
-    def save(self, task_id: str, subagent_name: str, agent_runtime_id: str | None, snapshot: SessionSnapshot) -> None:
+    def save(
+        self, task_id: str, subagent_name: str, agent_runtime_id: str | None, snapshot: SessionSnapshot
+    ) -> None:
         """Store the transcript, replacing any previous one (last write wins)."""
         ...
 

@@ -24,11 +24,15 @@ class ScopedSessionSnapshotStore:
         self.runtime_id = checked
 
     @classmethod
-    def scope_or_pass_through(cls, delegate: SessionSnapshotStore, runtime_id: str | None) -> SessionSnapshotStore:
+    def scope_or_pass_through(
+        cls, delegate: SessionSnapshotStore, runtime_id: str | None
+    ) -> SessionSnapshotStore:
         """A scoped view when ``runtime_id`` is given, else ``delegate`` itself."""
         return delegate if runtime_id is None else cls(delegate, runtime_id)
 
-    def save(self, task_id: str, subagent_name: str, agent_runtime_id: str | None, snapshot: SessionSnapshot) -> None:
+    def save(
+        self, task_id: str, subagent_name: str, agent_runtime_id: str | None, snapshot: SessionSnapshot
+    ) -> None:
         """Delegated unchanged (the caller's runtime id is stored, whatever this view is scoped to)."""
         self.delegate.save(task_id, subagent_name, agent_runtime_id, snapshot)
 

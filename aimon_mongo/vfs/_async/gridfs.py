@@ -61,10 +61,10 @@ from aimon_mongo.names import (
 )
 from aimon_mongo.vfs._async.bucket import AsyncBucketFileSystem
 from aimon_mongo.vfs._async.fsck import run_fsck
-from aimon_mongo.vfs._async.store import Committed
+from aimon_mongo.vfs._async.store import Committed, WriteCheck
 from aimon_mongo.vfs.guard import backend_type_name, cause_text
 from aimon_mongo.vfs.listing import Seek
-from aimon_mongo.vfs.paths import successor
+from aimon_mongo.vfs.paths import SEPARATOR, successor
 from aimon_mongo.vfs.records import (
     EPOCH,
     TICK,
@@ -183,9 +183,9 @@ class _GridUpload:
     def _made(self, metadata: Mapping[str, Any], upload_date: datetime) -> Revision:
         return Revision(self._id, self._name, self._length, upload_date, dict(metadata), self._chunk_size)
 
-    async def commit(self, metadata: Mapping[str, Any]) -> Revision:
+    async def commit(self, metadata: Mapping[str, Any], not_before: datetime | None = None) -> Revision:
         await self._finish_chunks()
-        stamp = _now()
+        stamp = _now() if not_before is None else max(_now(), not_before)
         await self._store.files.insert_one(self._document(metadata, stamp))
         return self._made(metadata, stamp)
 
@@ -330,6 +330,44 @@ class AsyncGridFSStore:
         cursor = self.files.find({GRIDFS_FILENAME: bounds}, projection).sort(BY_NAME)
         docs = await cursor.limit(limit).batch_size(limit).to_list(limit)
         return [_revision(doc) for doc in docs]
+
+    async def write_check(self, name: str, parents: Sequence[str]) -> WriteCheck:
+        fields = {"_id": 1, GRIDFS_FILENAME: 1, GRIDFS_UPLOAD_DATE: 1}
+        under = name + SEPARATOR
+        first_under: list[dict[str, Any]] = [
+            {"$match": {GRIDFS_FILENAME: {"$gte": under, "$lt": successor(under)}}},
+            {"$sort": {GRIDFS_FILENAME: 1}},
+            {"$limit": 1},
+            {"$project": fields},
+        ]
+        pipeline: list[dict[str, Any]] = [
+            {"$match": {GRIDFS_FILENAME: {"$in": [*parents, name]}}},
+            {"$project": fields},
+            {"$unionWith": {"coll": self.files.name, "pipeline": first_under}},
+        ]
+        stored: dict[str, list[tuple[Any, datetime]]] = {}
+        has_children = False
+        async for doc in await self.files.aggregate(pipeline):
+            if doc[GRIDFS_FILENAME].startswith(under):
+                has_children = True
+            else:
+                stored.setdefault(doc[GRIDFS_FILENAME], []).append((doc["_id"], doc[GRIDFS_UPLOAD_DATE]))
+        return WriteCheck(stored, has_children)
+
+    async def retire_older(self, name: str, winner: Revision, known: Sequence[Any]) -> int:
+        stamp = winner.upload_date
+        older = {
+            GRIDFS_FILENAME: name,
+            "$or": [{GRIDFS_UPLOAD_DATE: {"$lt": stamp}}, {GRIDFS_UPLOAD_DATE: stamp, "_id": {"$lt": winner.id}}],
+        }
+        try:
+            # Files first: a file document never outlives its chunks; stray chunks are fsck's orphans.
+            await self.files.delete_many(older)
+            if known:
+                await self.chunks.delete_many({GRIDFS_FILES_ID: {"$in": list(known)}})
+        except PyMongoError:
+            return max(1, len(known))
+        return 0
 
     async def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
         found: dict[str, list[Any]] = {}

@@ -130,12 +130,14 @@ class _BucketWriter(WriterBase):
         metadata: dict[str, Any],
         predecessors: set[Any],
         condition: _Condition | None = None,
+        not_before: datetime | None = None,
     ) -> None:
         super().__init__(path, fs.max_file_size)
         self._fs = fs
         self._upload = upload
         self._metadata = metadata
         self.predecessors = predecessors
+        self._not_before = not_before
         self._condition = condition
         self._sha = hashlib.sha256()
 
@@ -149,7 +151,8 @@ class _BucketWriter(WriterBase):
         self._finish()
         try:
             with self._fs._guard("Failed to write file", self._path):
-                return self._upload.commit(with_content_hash(self._metadata, self._sha.hexdigest()))
+                metadata = with_content_hash(self._metadata, self._sha.hexdigest())
+                return self._upload.commit(metadata, self._not_before)
         except BaseException:
             self._discard()
             raise
@@ -172,7 +175,8 @@ class _BucketWriter(WriterBase):
     def close(self) -> FileInfo:
         if self._condition is None:
             revision = self.commit()
-            return file_info(self._fs._settle(self._path, revision, self.predecessors))
+            self._fs._supersede(self._path, revision, self.predecessors)
+            return file_info(revision)
         revision, superseded = self._commit_if(self._condition)
         self._fs._retire(self._path, [old.id for old in superseded])
         return file_info(revision)
@@ -432,12 +436,13 @@ class BucketFileSystem(FileSystemBase):
             upload = self._store.open_upload(name, metadata)
             return _BucketWriter(self, name, upload, metadata, set(), _Condition(current, current.etag))
         parents = ancestors(name)
-        stored = self._store.revision_ids([*parents, name])
+        check = self._store.write_check(name, parents)
+        stored = check.stored
         blocker = next((parent for parent in parents if parent in stored), None)
         if blocker is not None:
             raise InvalidPathError(name, parent_is_a_file(blocker))
         # An existing file is no directory: writers never put names under a file (see the parent check).
-        if name not in stored and self._first_under(name + SEPARATOR) is not None:
+        if name not in stored and check.has_children:
             raise InvalidPathError(name, IS_A_DIRECTORY)
         condition: _Condition | None = None
         base: Revision | None = None
@@ -447,10 +452,20 @@ class BucketFileSystem(FileSystemBase):
             if (if_absent and base is not None) or (if_revision is not None and actual != if_revision):
                 raise RevisionMismatchError(name, if_revision, actual)
             condition = _Condition(base, actual)
-        predecessors = set(stored.get(name, []))
+        previous = stored.get(name, [])
+        # Stamped after every revision it replaces, whatever the node clocks say: it wins every lookup.
+        not_before = max((as_utc(stamp) for _, stamp in previous), default=None)
         metadata = file_metadata(name, datetime.now(UTC), copied_from)
         upload = self._store.open_upload(name, metadata)
-        writer = _BucketWriter(self, name, upload, metadata, predecessors, condition)
+        writer = _BucketWriter(
+            self,
+            name,
+            upload,
+            metadata,
+            {revision_id for revision_id, _ in previous},
+            condition,
+            None if not_before is None else not_before + TICK,
+        )
         if append and base is not None:
             self._copy_revision(base, writer)
         return writer
@@ -483,6 +498,15 @@ class BucketFileSystem(FileSystemBase):
             return
         try:
             if self._store.delete_ids(ids):
+                log.warning("superseded revisions of %s could not all be retired", display_path(path))
+        except self._store.store_errors as exc:
+            log.warning("could not retire superseded revisions of %s: %s", display_path(path), exc)
+
+    def _supersede(self, path: str, mine: Revision, predecessors: set[Any]) -> None:
+        """Retire every revision of ``path`` older than ours (one command: of concurrent writers exactly the
+        newest survives) and the content of those our upload replaced (best effort, like :meth:`_retire`)."""
+        try:
+            if self._store.retire_older(path, mine, list(predecessors)):
                 log.warning("superseded revisions of %s could not all be retired", display_path(path))
         except self._store.store_errors as exc:
             log.warning("could not retire superseded revisions of %s: %s", display_path(path), exc)
