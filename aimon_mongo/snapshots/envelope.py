@@ -84,6 +84,21 @@ def build_envelope(
     return f"{j.dumps(head)[:-1]},{j.dumps(n.SNAP_ENV_SNAPSHOT)}:{body}}}"
 
 
+def listing_attributes(
+    codec: SessionSnapshotCodec, subagent_name: str, agent_runtime_id: str | None, snapshot: SessionSnapshot
+) -> dict[str, str] | None:
+    """What ``list_snapshots`` shows of a saved envelope, as file attributes (text); ``None`` for a codec
+    whose document this module does not know (its envelopes are listed by reading them)."""
+    if not isinstance(codec, JsonSessionSnapshotCodec):
+        return None
+    attributes = {n.SNAP_ATTR_SUBAGENT_NAME: subagent_name}
+    if agent_runtime_id is not None:
+        attributes[n.SNAP_ATTR_CONTEXT_ID] = agent_runtime_id
+    attributes[n.SNAP_ATTR_FORMAT_VERSION] = str(codec.write_format.at_least(snapshot.format).wire_version)
+    attributes[n.SNAP_ATTR_MESSAGE_COUNT] = str(len(snapshot.entries))
+    return attributes
+
+
 class EnvelopeError(Exception):
     """A stored envelope the store cannot load (it then answers ``None``, like an unknown task)."""
 

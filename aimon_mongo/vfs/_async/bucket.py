@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -29,7 +29,7 @@ from aimon_mongo.errors import (
     display_path,
 )
 from aimon_mongo.model.vfs import FileInfo, Usage
-from aimon_mongo.vfs._async.base import READ_CHUNK, AsyncFileSystemBase, check_conditions
+from aimon_mongo.vfs._async.base import READ_CHUNK, AsyncFileSystemBase, check_attributes, check_conditions
 from aimon_mongo.vfs._async.store import AsyncBucketStore, AsyncDownload, AsyncUpload, Committed
 from aimon_mongo.vfs._async.streams import AsyncReaderBase, AsyncWriterBase
 from aimon_mongo.vfs.globbing import CompiledGlob
@@ -189,6 +189,8 @@ class _BucketWriter(AsyncWriterBase):
 
 class AsyncBucketFileSystem(AsyncFileSystemBase):
     """The VFS contract over an :class:`~aimon_mongo.vfs._async.store.AsyncBucketStore`."""
+
+    keeps_attributes = True
 
     def __init__(self, store: AsyncBucketStore, max_file_size: int | None) -> None:
         super().__init__(max_file_size)
@@ -424,6 +426,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         append: bool = False,
         if_revision: str | None = None,
         if_absent: bool = False,
+        attributes: dict[str, str] | None = None,
     ) -> _BucketWriter:
         await self._ensure_schema()
         if if_revision is not None and not append:
@@ -431,7 +434,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             current = await self._store.newest(name)
             if current is None or current.etag != if_revision:
                 raise RevisionMismatchError(name, if_revision, current.etag if current else None)
-            metadata = file_metadata(name, datetime.now(UTC), copied_from)
+            metadata = file_metadata(name, datetime.now(UTC), copied_from, attributes)
             upload = await self._store.open_upload(name, metadata)
             return _BucketWriter(self, name, upload, metadata, set(), _Condition(current, current.etag))
         parents = ancestors(name)
@@ -454,7 +457,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         previous = stored.get(name, [])
         # Stamped after every revision it replaces, whatever the node clocks say: it wins every lookup.
         not_before = max((as_utc(stamp) for _, stamp in previous), default=None)
-        metadata = file_metadata(name, datetime.now(UTC), copied_from)
+        metadata = file_metadata(name, datetime.now(UTC), copied_from, attributes)
         upload = await self._store.open_upload(name, metadata)
         writer = _BucketWriter(
             self,
@@ -483,13 +486,22 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             raise
 
     async def open_output(
-        self, path: str, *, append: bool = False, if_revision: str | None = None, if_absent: bool = False
+        self,
+        path: str,
+        *,
+        append: bool = False,
+        if_revision: str | None = None,
+        if_absent: bool = False,
+        attributes: Mapping[str, str] | None = None,
     ) -> _BucketWriter:
         self._life.require_open()
         p = validate_file_path(path)
         check_conditions(if_revision, if_absent)
+        kept = check_attributes(attributes, self.supports_attributes, p)
         with self._guard("Failed to write file", p):
-            return await self._open_writer(p, append=append, if_revision=if_revision, if_absent=if_absent)
+            return await self._open_writer(
+                p, append=append, if_revision=if_revision, if_absent=if_absent, attributes=kept
+            )
 
     async def _retire(self, path: str, ids: list[Any]) -> None:
         """Delete superseded revisions (best effort: a stranded old revision costs storage, not correctness)."""

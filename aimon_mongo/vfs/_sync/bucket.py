@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Generator, Callable
+from collections.abc import Generator, Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -30,7 +30,7 @@ from aimon_mongo.errors import (
     display_path,
 )
 from aimon_mongo.model.vfs import FileInfo, Usage
-from aimon_mongo.vfs._sync.base import READ_CHUNK, FileSystemBase, check_conditions
+from aimon_mongo.vfs._sync.base import READ_CHUNK, FileSystemBase, check_attributes, check_conditions
 from aimon_mongo.vfs._sync.store import BucketStore, Download, Upload, Committed
 from aimon_mongo.vfs._sync.streams import ReaderBase, WriterBase
 from aimon_mongo.vfs.globbing import CompiledGlob
@@ -190,6 +190,8 @@ class _BucketWriter(WriterBase):
 
 class BucketFileSystem(FileSystemBase):
     """The VFS contract over an :class:`~aimon_mongo.vfs._sync.store.BucketStore`."""
+
+    keeps_attributes = True
 
     def __init__(self, store: BucketStore, max_file_size: int | None) -> None:
         super().__init__(max_file_size)
@@ -425,6 +427,7 @@ class BucketFileSystem(FileSystemBase):
         append: bool = False,
         if_revision: str | None = None,
         if_absent: bool = False,
+        attributes: dict[str, str] | None = None,
     ) -> _BucketWriter:
         self._ensure_schema()
         if if_revision is not None and not append:
@@ -432,7 +435,7 @@ class BucketFileSystem(FileSystemBase):
             current = self._store.newest(name)
             if current is None or current.etag != if_revision:
                 raise RevisionMismatchError(name, if_revision, current.etag if current else None)
-            metadata = file_metadata(name, datetime.now(UTC), copied_from)
+            metadata = file_metadata(name, datetime.now(UTC), copied_from, attributes)
             upload = self._store.open_upload(name, metadata)
             return _BucketWriter(self, name, upload, metadata, set(), _Condition(current, current.etag))
         parents = ancestors(name)
@@ -455,7 +458,7 @@ class BucketFileSystem(FileSystemBase):
         previous = stored.get(name, [])
         # Stamped after every revision it replaces, whatever the node clocks say: it wins every lookup.
         not_before = max((as_utc(stamp) for _, stamp in previous), default=None)
-        metadata = file_metadata(name, datetime.now(UTC), copied_from)
+        metadata = file_metadata(name, datetime.now(UTC), copied_from, attributes)
         upload = self._store.open_upload(name, metadata)
         writer = _BucketWriter(
             self,
@@ -484,13 +487,20 @@ class BucketFileSystem(FileSystemBase):
             raise
 
     def open_output(
-        self, path: str, *, append: bool = False, if_revision: str | None = None, if_absent: bool = False
+        self,
+        path: str,
+        *,
+        append: bool = False,
+        if_revision: str | None = None,
+        if_absent: bool = False,
+        attributes: Mapping[str, str] | None = None,
     ) -> _BucketWriter:
         self._life.require_open()
         p = validate_file_path(path)
         check_conditions(if_revision, if_absent)
+        kept = check_attributes(attributes, self.supports_attributes, p)
         with self._guard("Failed to write file", p):
-            return self._open_writer(p, append=append, if_revision=if_revision, if_absent=if_absent)
+            return self._open_writer(p, append=append, if_revision=if_revision, if_absent=if_absent, attributes=kept)
 
     def _retire(self, path: str, ids: list[Any]) -> None:
         """Delete superseded revisions (best effort: a stranded old revision costs storage, not correctness)."""
