@@ -55,7 +55,9 @@ class VfsSessionSnapshotStore:
         """The object path of a task's snapshot (validates the task id)."""
         return object_path(self.base_dir, task_id, n.SNAP_STORE_SUFFIX)
 
-    def save(self, task_id: str, subagent_name: str, agent_runtime_id: str | None, snapshot: SessionSnapshot) -> None:
+    def save(
+        self, task_id: str, subagent_name: str, agent_runtime_id: str | None, snapshot: SessionSnapshot
+    ) -> None:
         """Store ``snapshot`` for ``task_id``, replacing any previous one; never raises for a backend failure.
 
         ``agent_runtime_id`` (``agent:<name>[:<discriminator>]``) tags the snapshot for scoped loads;

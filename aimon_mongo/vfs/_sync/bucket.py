@@ -500,7 +500,9 @@ class BucketFileSystem(FileSystemBase):
         check_conditions(if_revision, if_absent)
         kept = check_attributes(attributes, self.supports_attributes, p)
         with self._guard("Failed to write file", p):
-            return self._open_writer(p, append=append, if_revision=if_revision, if_absent=if_absent, attributes=kept)
+            return self._open_writer(
+                p, append=append, if_revision=if_revision, if_absent=if_absent, attributes=kept
+            )
 
     def _retire(self, path: str, ids: list[Any]) -> None:
         """Delete superseded revisions (best effort: a stranded old revision costs storage, not correctness)."""
