@@ -10,7 +10,6 @@ of dumps when empty, and the two binary blocks dump their stored form when seria
 
 from __future__ import annotations
 
-import base64
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -61,13 +60,6 @@ def _holds_float(value: object) -> bool:
     return False
 
 
-def _refuse_stored_binary(value: Any, info: ValidationInfo) -> Any:
-    # The stored form of a binary block (base64 text, an image "source") is the codec's careful reader's.
-    if _wire(info):
-        raise ValueError("binary content blocks are read by the careful reader")
-    return value
-
-
 class Role(StrEnum):
     """Who speaks. There is no SYSTEM role: the system prompt is kept beside the messages."""
 
@@ -92,10 +84,30 @@ class TextBlock(Frozen):
     text: str
 
 
-class ImageBlock(Frozen):
-    """An image content block: either inline ``data`` or a ``url``, never both."""
+class _BinaryBlock(Frozen):
+    """A block holding bytes: in the stored form they are base64 text (and an image names its source),
+    which only the codec's careful reader and writer handle (:mod:`aimon_mongo.snapshots._message_codec`)."""
 
     model_config = _CAMEL
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_from_the_stored_form(cls, value: Any, info: ValidationInfo) -> Any:
+        if _wire(info):
+            raise ValueError("binary content blocks are read by the careful reader")
+        return value
+
+    @model_serializer(mode="wrap")
+    def _stored_form(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        if not _wire(info):
+            return handler(self)
+        from aimon_mongo.snapshots._message_codec import encode_block  # the stored spelling, written once
+
+        return encode_block(self)  # type: ignore[arg-type]
+
+
+class ImageBlock(_BinaryBlock):
+    """An image content block: either inline ``data`` or a ``url``, never both."""
 
     type: Literal["image"] = "image"
     mime_type: str
@@ -107,29 +119,6 @@ class ImageBlock(Frozen):
         if (self.data is None) == (self.url is None):
             raise ValueError("an image block holds exactly one of data and url")
         return self
-
-    @model_validator(mode="before")
-    @classmethod
-    def _not_from_the_stored_form(cls, value: Any, info: ValidationInfo) -> Any:
-        return _refuse_stored_binary(value, info)
-
-    @model_serializer(mode="wrap")
-    def _stored_form(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
-        if not _wire(info):
-            return handler(self)
-        if self.data is not None:
-            return {
-                n.SNAP_BLOCK_TYPE: n.SNAP_BLOCK_TAG_IMAGE,
-                n.SNAP_BLOCK_MIME_TYPE: self.mime_type,
-                n.SNAP_BLOCK_SOURCE: n.SNAP_IMAGE_SOURCE_BASE64,
-                n.SNAP_BLOCK_DATA: base64.b64encode(self.data).decode("ascii"),
-            }
-        return {
-            n.SNAP_BLOCK_TYPE: n.SNAP_BLOCK_TAG_IMAGE,
-            n.SNAP_BLOCK_MIME_TYPE: self.mime_type,
-            n.SNAP_BLOCK_SOURCE: n.SNAP_IMAGE_SOURCE_URL,
-            n.SNAP_BLOCK_URL: self.url,
-        }
 
     @property
     def source(self) -> ImageSource:
@@ -147,33 +136,13 @@ class ImageBlock(Frozen):
         return cls(mime_type=mime_type, url=url)
 
 
-class DocumentBlock(Frozen):
+class DocumentBlock(_BinaryBlock):
     """A document content block (inline bytes), optionally with its file name."""
-
-    model_config = _CAMEL
 
     type: Literal["document"] = "document"
     mime_type: str
     data: bytes
     file_name: str | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _not_from_the_stored_form(cls, value: Any, info: ValidationInfo) -> Any:
-        return _refuse_stored_binary(value, info)
-
-    @model_serializer(mode="wrap")
-    def _stored_form(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
-        if not _wire(info):
-            return handler(self)
-        out = {
-            n.SNAP_BLOCK_TYPE: n.SNAP_BLOCK_TAG_DOCUMENT,
-            n.SNAP_BLOCK_MIME_TYPE: self.mime_type,
-            n.SNAP_BLOCK_DATA: base64.b64encode(self.data).decode("ascii"),
-        }
-        if self.file_name is not None:
-            out[n.SNAP_BLOCK_FILE_NAME] = self.file_name
-        return out
 
 
 ContentBlock = Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discriminator="type")]
