@@ -141,7 +141,9 @@ class MemoryStore:
         with self._lock:
             find = bisect_left if seek.inclusive else bisect_right
             out: list[Revision] = []
-            for name in self._names[find(self._names, seek.lower) :]:
+            names = self._names
+            for index in range(find(names, seek.lower), len(names)):  # no copy of the rest of the names
+                name = names[index]
                 if (seek.upper is not None and name >= seek.upper) or len(out) >= limit:
                     break
                 out.extend(sorted(self._sorted(name), key=newest_first_key))
