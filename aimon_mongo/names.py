@@ -379,6 +379,14 @@ TASKOUT_BASE_DIR: Final = "task-output"
 TASKOUT_SEGMENT_SUFFIX: Final = ".seg"
 TASKOUT_START_DIGITS: Final = 20
 
+# --- Snapshot store: listing attributes of a stored envelope (VFS file attributes, all text) ---
+# Frozen: list_snapshots reads these instead of the envelope; absent (older builds, foreign writers) it
+# reads the envelope.
+SNAP_ATTR_SUBAGENT_NAME: Final = "snapshotSubagentName"
+SNAP_ATTR_CONTEXT_ID: Final = "snapshotContextId"
+SNAP_ATTR_FORMAT_VERSION: Final = "snapshotFormatVersion"
+SNAP_ATTR_MESSAGE_COUNT: Final = "snapshotMessageCount"
+
 # --- Virtual filesystem on GridFS ---
 # Frozen: directory markers are zero-length files whose filename ends in "/" with metadata.type
 # "directory"; file metadata keys are read by nodes of both builds.
@@ -394,6 +402,8 @@ VFS_ETAG_PREFIX: Final = "sha256:"
 VFS_META_PREDECESSOR: Final = "predecessor"
 VFS_PREDECESSOR_ABSENT_PREFIX: Final = "absent:"
 VFS_PREDECESSOR_INDEX: Final = "metadata.predecessor_1"
+# Frozen: caller-supplied per-file attributes (string -> string), a sub-document of the file metadata.
+VFS_META_ATTRIBUTES: Final = "attributes"
 
 # --- GridFS storage shape (the GridFS specification's own names, as every driver writes them) ---
 # Frozen: buckets written by any MongoDB driver, by the reference and by us are the same collections and

@@ -13,8 +13,8 @@ codec's encode+decode (what the store's own overhead is measured against), and t
 write+read of the bytes (what the VFS adds over raw GridFS). The server is ``MONGODB_URI`` when set,
 otherwise a mongoeco stand-in started here (absolute times then measure the stand-in).
 
-Ratios are speeds: the baseline's time over ours (1.00x means as fast as the baseline; target for the
-store against raw bytes >= 0.9x).
+Ratios are speeds: the baseline's time over ours (1.00x means as fast as the baseline; targets, issue 18:
+the codec >= 0.7x of json.dumps + json.loads, the store against raw bytes >= 0.6x).
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def transcript(message_count: int) -> SessionSnapshot:
 
 
 COMPARISONS = (
-    ("store save+load vs raw upload+download", "ours", "raw", 0.9),
+    ("store save+load vs raw upload+download", "ours", "raw", 0.6),
     ("store save+load vs raw upload+download + codec", "ours", "raw_with_codec", None),
     ("VFS write+read vs raw upload+download", "vfs_bytes", "raw", None),
 )
@@ -173,7 +173,7 @@ def codec_round_trip(message_count: int, calls: int, repeats: int) -> list[Resul
     notes = (f"{message_count} messages ({', '.join(sizes)}), CPU time", "")
     return [
         Result.timed(TITLE, CASES[index], samples[f"ours v{v}"], samples[f"json v{v}"], clock="cpu",
-                     unit="round trips/s", note=notes[index])
+                     unit="round trips/s", target=0.7, note=notes[index])
         for index, v in enumerate((1, 2))
     ]  # fmt: skip
 

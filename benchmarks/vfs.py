@@ -26,15 +26,15 @@ import io
 import itertools
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from _timing import Report, Result, cpu_note, main, rounds, times  # benchmarks/_timing.py (run as a script)
 from gridfs import GridFSBucket
-from pymongo import MongoClient, monitoring
+from pymongo import MongoClient
 
+from aimon_mongo.mongo.command_log import CommandLog
 from aimon_mongo.standin import StandinServer, configured_uri
 from aimon_mongo.vfs import GridFSFileSystem, MemoryFileSystem
 from aimon_mongo.vfs.listing import children_of
@@ -44,38 +44,9 @@ BATCH = 500
 STANDIN_WRITE_BUDGET_MIB = 512
 
 
-class FindCounter(monitoring.CommandListener):
-    """Counts find/getMore commands and the documents they return."""
-
-    def __init__(self) -> None:
-        self.active = False
-        self.commands = 0
-        self.documents = 0
-
-    def started(self, event: monitoring.CommandStartedEvent) -> None:
-        if self.active and event.command_name in ("find", "getMore"):
-            self.commands += 1
-
-    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        if self.active and event.command_name in ("find", "getMore"):
-            cursor = event.reply.get("cursor", {})
-            self.documents += len(cursor.get("firstBatch", cursor.get("nextBatch", [])))
-
-    def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        return None
-
-    @contextmanager
-    def counting(self) -> Iterator[None]:
-        self.commands = self.documents = 0
-        self.active = True
-        try:
-            yield
-        finally:
-            self.active = False
-
-
 def populate(client: MongoClient[Any], big: int) -> None:
-    """Two directories in one bucket: ``big/`` (10 children, ``big`` descendants), ``small/`` (10, 10)."""
+    """Three directories in one bucket: ``big/`` (10 children, ``big`` descendants), ``small/`` (10, 10) and
+    ``flat/`` (``big`` files, no subdirectory)."""
     files = client[DATABASE]["fs.files"]
     now = datetime.now(UTC)
     docs: list[dict[str, Any]] = []
@@ -85,6 +56,12 @@ def populate(client: MongoClient[Any], big: int) -> None:
             files.insert_many(docs, ordered=False)
             docs.clear()
 
+    for i in range(big):
+        name = f"flat/{i:07d}.json"
+        metadata = {"path": name}
+        docs.append({"filename": name, "length": 0, "chunkSize": 1048576, "uploadDate": now, "metadata": metadata})
+        if len(docs) >= BATCH:
+            flush()
     for root, count in (("big", big), ("small", 10)):
         for i in range(count):
             docs.append(
@@ -115,12 +92,13 @@ CASES = (
     "ls, big vs small directory, memory backend",
     "ls vs naive full-prefix scan, GridFS wall time",
     "ls vs naive full-prefix scan, documents on the wire",
+    "ls of a flat directory, round trips vs one seek per child",
     "write vs raw GridFSBucket upload",
     "read vs raw GridFSBucket download",
 )
 
 
-def bench_ls(client: MongoClient[Any], counter: FindCounter, big: int, repeats: int) -> list[Result]:
+def bench_ls(client: MongoClient[Any], log: CommandLog, big: int, repeats: int) -> list[Result]:
     """``ls`` of the big directory against the small one and against the naive listing, in the same rounds."""
     with GridFSFileSystem(client, DATABASE) as fs:
         assert (
@@ -134,12 +112,18 @@ def bench_ls(client: MongoClient[Any], counter: FindCounter, big: int, repeats: 
         samples = rounds({name: times(action, 1) for name, action in actions.items()}, repeats)
         work = {}
         for name, action in actions.items():
-            with counter.counting():
+            with log.recording() as seen:
                 action()
-            work[name] = (counter.commands, counter.documents)
+            work[name] = (seen.round_trips, seen.documents)
+        with log.recording() as flat:
+            listed = fs.ls("flat")
+        assert len(listed) == big
+        # The listing before issue 18 sent one seek per child and one that found nothing; it is not run
+        # here: on the stand-in each seek reads the whole remaining range (quadratic in the children).
+        per_child_round_trips = big + 1
     size = f"10 children and {big:,} descendants vs 10 children and 10 descendants"
     wire = (f"{size}; find commands {work['big'][0]} vs {work['small'][0]} "
-            f"(one `find … limit 1` per child plus two)")  # fmt: skip
+            f"(one read per subdirectory child plus two)")  # fmt: skip
     return [
         Result.timed(TITLE, CASES[0], samples["big"], samples["small"], unit="ls/s", target=0.5,
                      note=f"{size}; target: the big directory's ls takes at most 2x the small one's"),
@@ -149,6 +133,10 @@ def bench_ls(client: MongoClient[Any], counter: FindCounter, big: int, repeats: 
                      note=f"the naive listing reads every name under the prefix ({big:,}) and reduces it in Python"),
         Result(TITLE, CASES[4], "docs", (work["big"][1],), (work["naive"][1],), higher_is_better=False,
                note=f"find commands {work['big'][0]} vs {work['naive'][0]}"),
+        Result(TITLE, CASES[5], "round trips", (flat.round_trips,), (per_child_round_trips,),
+               higher_is_better=False,
+               note=f"`ls` of {big:,} files in one directory, counted with CommandLog; the baseline is the "
+                    "listing before issue 18, one `find … limit 1` per child plus one (counted by rule, not run)"),
     ]  # fmt: skip
 
 
@@ -204,11 +192,55 @@ def bench_transfer(client: MongoClient[Any], size: int, repeats: int) -> list[Re
         samples = rounds(sides, repeats, tidy=tidy, warmup=False)  # ls warmed the connection up
     label = f"{mib:.0f} MiB files, {repeats} rounds"
     return [
-        Result.timed(TITLE, CASES[5], samples["ours write"], samples["raw write"], unit="MiB/s", target=0.95,
+        Result.timed(TITLE, CASES[6], samples["ours write"], samples["raw write"], unit="MiB/s", target=0.95,
                      note=f"{label}; {cpu_note(samples['ours write'], samples['raw write'], 'MiB')}"),
-        Result.timed(TITLE, CASES[6], samples["ours read"], samples["raw read"], unit="MiB/s", target=0.95,
+        Result.timed(TITLE, CASES[7], samples["ours read"], samples["raw read"], unit="MiB/s", target=0.95,
                      note=label),
     ]  # fmt: skip
+
+
+def round_trips_per_operation(client: MongoClient[Any], log: CommandLog) -> str:
+    """Commands each public VFS operation sends (CommandLog), on a small tree in a bucket of its own."""
+    with GridFSFileSystem(client, DATABASE, bucket="ops") as fs:
+        fs.write("d/a.txt", b"alpha\n")
+        fs.write("d/sub/b.txt", b"beta\n")
+        fs.mkdir("d/empty")
+        last: dict[str, str] = {}
+        operations: list[tuple[str, Callable[[], object]]] = [
+            ("write (new file)", lambda: fs.write("d/new.txt", b"new\n")),
+            ("write (overwrite)", lambda: last.update(etag=str(fs.write("d/new.txt", b"newer\n").etag))),
+            ("write if_revision", lambda: fs.write("d/new.txt", b"n3\n", if_revision=last["etag"])),
+            ("append", lambda: fs.append("d/new.txt", b"more\n")),
+            ("read", lambda: fs.read("d/a.txt")),
+            ("read_range", lambda: fs.read_range("d/a.txt", 1, 3)),
+            ("read_lines", lambda: fs.read_lines("d/a.txt")),
+            ("exists", lambda: fs.exists("d/a.txt")),
+            ("is_dir", lambda: fs.is_dir("d")),
+            ("is_file", lambda: fs.is_file("d/a.txt")),
+            ("info", lambda: fs.info("d/a.txt")),
+            ("ls (3 files, 2 subdirectories)", lambda: fs.ls("d")),
+            ("ls_info (same)", lambda: fs.ls_info("d")),
+            ("ls_recursive", lambda: fs.ls_recursive("d")),
+            ("walk", lambda: list(fs.walk("d"))),
+            ("find", lambda: fs.find("d", "*.txt")),
+            ("glob", lambda: fs.glob("d/**/*.txt")),
+            ("grep", lambda: fs.grep("alpha", "d")),
+            ("touch", lambda: fs.touch("d/a.txt")),
+            ("usage", lambda: fs.usage("d")),
+            ("mkdir (one level)", lambda: fs.mkdir("d/made")),
+            ("copy", lambda: fs.copy("d/a.txt", "d/copy.txt")),
+            ("move", lambda: fs.move("d/copy.txt", "d/moved.txt")),
+            ("delete (file)", lambda: fs.delete("d/moved.txt")),
+            ("delete (empty directory)", lambda: fs.delete("d/made")),
+            ("delete_recursive", lambda: fs.delete_recursive("d/sub")),
+        ]
+        counts = []
+        for name, operation in operations:
+            with log.recording() as seen:
+                operation()
+            counts.append(f"{name} {seen.round_trips}")
+        fs.delete_recursive("d")
+    return ", ".join(counts)
 
 
 def options(parser: argparse.ArgumentParser) -> None:
@@ -229,21 +261,23 @@ def measure(args: argparse.Namespace) -> Report:
         # SecantusDB keeps every written chunk in its oplog for an hour, inside a 1 GiB WiredTiger cache:
         # past about 700 MiB written in all, writes fail ("internal server error"). Stay under 512 MiB.
         transfers = min(args.repeats, max(2, (STANDIN_WRITE_BUDGET_MIB // mib - 2) // 2))
-    counter = FindCounter()
+    log = CommandLog()
     try:
-        with MongoClient(uri, event_listeners=[counter], tz_aware=True, socketTimeoutMS=600_000) as client:
+        with MongoClient(uri, event_listeners=[log], tz_aware=True, socketTimeoutMS=600_000) as client:
             client.drop_database(DATABASE)
             info = client.admin.command("buildInfo")
             populate(client, big)
-            results = bench_ls(client, counter, big, args.repeats)
+            results = bench_ls(client, log, big, args.repeats)
             results.insert(2, bench_memory_ls(big, args.repeats))
             results.extend(bench_transfer(client, mib * 1024 * 1024, transfers))
+            per_operation = round_trips_per_operation(client, log)
             client.drop_database(DATABASE)
     finally:
         if server is not None:
             server.stop()
     where = "SecantusDB stand-in" if server is not None else "MONGODB_URI"
-    return Report(results, {"VFS server": f"{where} (reports {info.get('version')})"})
+    return Report(results, {"VFS server": f"{where} (reports {info.get('version')})",
+                            "VFS round trips per operation (GridFS, CommandLog)": per_operation})  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -59,6 +59,8 @@ class Recording:
     """The commands seen while one :meth:`CommandLog.recording` block ran (compared by identity)."""
 
     commands: list[SeenCommand] = field(default_factory=list)
+    documents: int = 0
+    """Documents the server returned in cursor batches (``find`` / ``aggregate`` / ``getMore`` replies)."""
 
     @property
     def round_trips(self) -> int:
@@ -106,7 +108,14 @@ class CommandLog(monitoring.CommandListener):
                 recording.commands.append(seen)
 
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        return None
+        cursor = event.reply.get("cursor") if event.command_name not in NOT_ROUND_TRIPS else None
+        if not isinstance(cursor, Mapping):
+            return
+        batch = cursor.get("firstBatch", cursor.get("nextBatch"))
+        if isinstance(batch, list):
+            with self._lock:
+                for recording in self._open:
+                    recording.documents += len(batch)
 
     def failed(self, event: monitoring.CommandFailedEvent) -> None:
         return None

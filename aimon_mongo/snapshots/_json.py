@@ -21,6 +21,8 @@ from aimon_mongo.errors import SnapshotCodecError
 
 _LONG_MIN = -(2**63)
 _LONG_MAX = 2**63 - 1
+LONG_MAX = _LONG_MAX
+"""The largest Java ``long``."""
 _LOWER_HEX_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([01][0-9a-f])")
 _INT_TEXT = re.compile(r"\s*[+-]?\d+\s*\Z")
 _FLOAT_TEXT = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*\Z")
@@ -61,7 +63,11 @@ def loads(text: str) -> object:
 
 def dumps(obj: object) -> str:
     """Compact JSON text of ``obj`` as Jackson writes it (raises ``ValueError`` for NaN, infinities)."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return jackson_escapes(json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+
+
+def jackson_escapes(text: str) -> str:
+    """Compact JSON text with its ``\\u00xx`` escapes in Jackson's upper-case hex."""
     if "\\u00" in text:
         text = _LOWER_HEX_ESCAPE.sub(lambda m: m.group(1) + "\\u00" + m.group(2).upper(), text)
     return text

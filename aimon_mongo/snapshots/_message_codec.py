@@ -47,7 +47,7 @@ def encode_message(message: Message) -> dict[str, Any]:
     """The stored object of ``message``."""
     out: dict[str, Any] = {
         n.SNAP_MSG_ROLE: message.role.value,
-        n.SNAP_MSG_CONTENT: [_encode_block(block) for block in message.content],
+        n.SNAP_MSG_CONTENT: [encode_block(block) for block in message.content],
     }
     if message.tool_uses:
         out[n.SNAP_MSG_TOOL_USES] = [
@@ -92,7 +92,8 @@ def decode_message(node: object) -> Message:
     return Message(**parts)
 
 
-def _encode_block(block: ContentBlock) -> dict[str, Any]:
+def encode_block(block: ContentBlock) -> dict[str, Any]:
+    """The stored object of a content block."""
     if isinstance(block, TextBlock):
         return {n.SNAP_BLOCK_TYPE: n.SNAP_BLOCK_TAG_TEXT, n.SNAP_BLOCK_TEXT: block.text}
     if isinstance(block, ImageBlock):
@@ -136,9 +137,7 @@ def _decode_block(node: object) -> ContentBlock:
     if tag == n.SNAP_BLOCK_TAG_DOCUMENT:
         mime = j.required_text(node, n.SNAP_BLOCK_MIME_TYPE)
         data = decode_base64(j.required_text(node, n.SNAP_BLOCK_DATA))
-        return DocumentBlock(
-            mime_type=mime, data=data, file_name=j.optional_text(node, n.SNAP_BLOCK_FILE_NAME)
-        )
+        return DocumentBlock(mime_type=mime, data=data, file_name=j.optional_text(node, n.SNAP_BLOCK_FILE_NAME))
     raise SnapshotCodecError(f"Unknown content block type: {clip(tag)}")
 
 

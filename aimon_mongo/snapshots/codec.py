@@ -35,14 +35,16 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from aimon_mongo import names as n
 from aimon_mongo.codec import submit_options as submit_options_codec
 from aimon_mongo.codec import user_input as user_input_codec
 from aimon_mongo.errors import CodecError, InvalidArgumentError, SnapshotCodecError
+from aimon_mongo.snapshots import _fast
 from aimon_mongo.snapshots import _json as j
 from aimon_mongo.snapshots._message_codec import clip, decode_message, encode_message, first_error
+from aimon_mongo.snapshots.message import Message
 from aimon_mongo.snapshots.model import (
     EMPTY_VIEW_STATE,
     Elision,
@@ -66,6 +68,8 @@ FORMAT_VERSION_V2 = n.SNAP_FORMAT_V2
 """The version-2 format: the whole session log state."""
 
 _ORIGINS = {origin.value: origin for origin in LogOrigin}
+_ENTRIES: TypeAdapter[tuple[LogEntry, ...]] = TypeAdapter(tuple[LogEntry, ...])
+"""Numbers the messages of a version-1 document in one validation call."""
 _SNAPSHOT_FAILURE = "Failed to decode session snapshot"
 _ENTRIES_FAILURE = "Failed to decode log entries"
 
@@ -98,7 +102,7 @@ class JsonSessionSnapshotCodec:
         if fmt is SessionLogFormat.V2:
             _encode_v2_state(snapshot, root)
         else:
-            root[n.SNAP_DOC_MESSAGES] = [encode_message(entry.message) for entry in snapshot.entries]
+            root[n.SNAP_DOC_MESSAGES] = [entry.message for entry in snapshot.entries]
         point = snapshot.rewind_point
         if point is not None:
             position = point.seq if fmt is SessionLogFormat.V2 else snapshot.count_before(point.seq)
@@ -111,12 +115,23 @@ class JsonSessionSnapshotCodec:
             if options:
                 node[n.SNAP_REWIND_SUBMIT_OPTIONS] = options
             root[n.SNAP_DOC_REWIND_POINT] = node
+        fast = _fast.write_document(root)
+        if fast is not None:
+            return fast
+        # The careful writer: the same document as plain objects, refusing NaN and infinities.
+        if fmt is SessionLogFormat.V2:
+            root[n.SNAP_DOC_ENTRIES] = [_encode_entry(entry) for entry in snapshot.entries]
+        else:
+            root[n.SNAP_DOC_MESSAGES] = [encode_message(entry.message) for entry in snapshot.entries]
         return _dumps(root, "Failed to encode session snapshot")
 
     def decode(self, text: str) -> SessionSnapshot:
         """Read a version-1 or version-2 document; refuses with :class:`SnapshotCodecError`."""
         if not isinstance(text, str):
             raise SnapshotCodecError(f"Encoded snapshot must be text, got {type(text).__name__}")
+        fast = decode_fast(text)
+        if fast is not None:
+            return fast
         try:
             root = j.loads(text)
         except Exception as exc:
@@ -184,7 +199,7 @@ def _encode_entry(entry: LogEntry) -> dict[str, Any]:
 def _encode_v2_state(snapshot: SessionSnapshot, root: dict[str, Any]) -> None:
     root[n.SNAP_DOC_NEXT_SEQ] = snapshot.next_seq
     root[n.SNAP_DOC_FLOOR_SEQ] = snapshot.floor_seq
-    root[n.SNAP_DOC_ENTRIES] = [_encode_entry(entry) for entry in snapshot.entries]
+    root[n.SNAP_DOC_ENTRIES] = list(snapshot.entries)
     if not snapshot.view_state.is_empty():
         root[n.SNAP_DOC_VIEW_STATE] = _encode_view_state(snapshot.view_state)
     if snapshot.manifest:
@@ -248,14 +263,38 @@ def _wrapped(exc: Exception, failure: str) -> SnapshotCodecError:
     return SnapshotCodecError(f"{failure}: {type(exc).__name__}")
 
 
+def decode_fast(text: str | bytes) -> SessionSnapshot | None:
+    """The snapshot of a document the fast reader takes whole (see :mod:`aimon_mongo.snapshots._fast`),
+    or ``None``: then only the careful reader (:meth:`JsonSessionSnapshotCodec.decode`) may answer."""
+    wire = _fast.read_document(text)
+    return None if wire is None else from_fast_document(wire)
+
+
+def from_fast_document(wire: dict[str, Any]) -> SessionSnapshot | None:
+    """The snapshot of a document :func:`~aimon_mongo.snapshots._fast.read_document` validated, or ``None``
+    for what the careful reader must judge (a blank id, a seq out of range, any refusal)."""
+    session_id = wire[n.SNAP_DOC_CONVERSATION_ID]
+    if not session_id.strip():
+        return None
+    system_prompt = wire.get(n.SNAP_DOC_SYSTEM_PROMPT)
+    try:
+        if wire[n.SNAP_DOC_VERSION] == FORMAT_VERSION:
+            return _decode_v1(wire, session_id, system_prompt, wire.get(n.SNAP_DOC_MESSAGES, []))
+        entries = _ENTRIES.validate_python(wire.get(n.SNAP_DOC_ENTRIES, ()))
+        if any(not 0 <= entry.seq <= j.LONG_MAX for entry in entries):
+            return None
+        return _decode_v2(wire, session_id, system_prompt, entries)
+    except Exception:  # the careful reader says why, in the reference's words
+        return None
+
+
 def _decode_root(root: object) -> SessionSnapshot:
     if not isinstance(root, dict):
         raise SnapshotCodecError("Encoded snapshot is not a JSON object")
     version = j.as_int(root.get(n.SNAP_DOC_VERSION), -1)
     if version not in (FORMAT_VERSION, FORMAT_VERSION_V2):
         raise SnapshotCodecError(
-            f"Unsupported session snapshot format version: {version} "
-            f"(expected {FORMAT_VERSION} or {FORMAT_VERSION_V2})"
+            f"Unsupported session snapshot format version: {version} (expected {FORMAT_VERSION} or {FORMAT_VERSION_V2})"
         )
     session_id = j.required_text(root, n.SNAP_DOC_CONVERSATION_ID)
     if not session_id.strip():
@@ -266,31 +305,36 @@ def _decode_root(root: object) -> SessionSnapshot:
     return _decode_v1(root, session_id, system_prompt)
 
 
-def _decode_v1(root: dict[str, Any], session_id: str, system_prompt: str | None) -> SessionSnapshot:
-    messages = [decode_message(node) for node in j.array(root, n.SNAP_DOC_MESSAGES)]
+def _decode_v1(
+    root: dict[str, Any], session_id: str, system_prompt: str | None, messages: list[Message] | None = None
+) -> SessionSnapshot:
+    if messages is None:
+        messages = [decode_message(node) for node in j.array(root, n.SNAP_DOC_MESSAGES)]
     point_node = root.get(n.SNAP_DOC_REWIND_POINT)
     point = None
     if isinstance(point_node, dict):
         keep = j.as_int(point_node.get(n.SNAP_REWIND_MESSAGE_COUNT), -1)
         if keep < 0 or keep > len(messages):
             raise SnapshotCodecError(
-                f"Rewind point keeps {keep} of {len(messages)} messages, which is not a position in this "
-                "transcript"
+                f"Rewind point keeps {keep} of {len(messages)} messages, which is not a position in this transcript"
             )
         point = _decode_rewind_point(point_node, keep)
     return SessionSnapshot(
         session_id=session_id,
         system_prompt=system_prompt,
         next_seq=len(messages),
-        entries=tuple(LogEntry(seq=i, message=m) for i, m in enumerate(messages)),
+        entries=_ENTRIES.validate_python([{"seq": i, "message": m} for i, m in enumerate(messages)]),
         rewind_point=point,
     )
 
 
-def _decode_v2(root: dict[str, Any], session_id: str, system_prompt: str | None) -> SessionSnapshot:
+def _decode_v2(
+    root: dict[str, Any], session_id: str, system_prompt: str | None, entries: tuple[LogEntry, ...] | None = None
+) -> SessionSnapshot:
     next_seq = j.required_long(root, n.SNAP_DOC_NEXT_SEQ)
     floor_seq = j.required_long(root, n.SNAP_DOC_FLOOR_SEQ)
-    entries = tuple(_decode_entry(node) for node in j.array(root, n.SNAP_DOC_ENTRIES))
+    if entries is None:
+        entries = tuple(_decode_entry(node) for node in j.array(root, n.SNAP_DOC_ENTRIES))
     point_node = root.get(n.SNAP_DOC_REWIND_POINT)
     point = None
     if isinstance(point_node, dict):
@@ -344,8 +388,7 @@ def _decode_rewind_point(node: dict[str, Any], position: int) -> RewindPoint | N
         )
     except CodecError as exc:
         log.debug(
-            "Rewind point holds a user input this build cannot replay (%s); "
-            "treating the turn as not retryable",
+            "Rewind point holds a user input this build cannot replay (%s); treating the turn as not retryable",
             exc,
         )
         return None

@@ -18,8 +18,9 @@ from typing import Any, Protocol, runtime_checkable
 from aimon_mongo import names as n
 from aimon_mongo.errors import InvalidArgumentError, SnapshotCodecError
 from aimon_mongo.model._base import Frozen
+from aimon_mongo.snapshots import _fast
 from aimon_mongo.snapshots import _json as j
-from aimon_mongo.snapshots.codec import JsonSessionSnapshotCodec
+from aimon_mongo.snapshots.codec import JsonSessionSnapshotCodec, from_fast_document
 from aimon_mongo.snapshots.layout import validate_task_id
 from aimon_mongo.snapshots.model import SessionSnapshot
 
@@ -83,6 +84,21 @@ def build_envelope(
     return f"{j.dumps(head)[:-1]},{j.dumps(n.SNAP_ENV_SNAPSHOT)}:{body}}}"
 
 
+def listing_attributes(
+    codec: SessionSnapshotCodec, subagent_name: str, agent_runtime_id: str | None, snapshot: SessionSnapshot
+) -> dict[str, str] | None:
+    """What ``list_snapshots`` shows of a saved envelope, as file attributes (text); ``None`` for a codec
+    whose document this module does not know (its envelopes are listed by reading them)."""
+    if not isinstance(codec, JsonSessionSnapshotCodec):
+        return None
+    attributes = {n.SNAP_ATTR_SUBAGENT_NAME: subagent_name}
+    if agent_runtime_id is not None:
+        attributes[n.SNAP_ATTR_CONTEXT_ID] = agent_runtime_id
+    attributes[n.SNAP_ATTR_FORMAT_VERSION] = str(codec.write_format.at_least(snapshot.format).wire_version)
+    attributes[n.SNAP_ATTR_MESSAGE_COUNT] = str(len(snapshot.entries))
+    return attributes
+
+
 class EnvelopeError(Exception):
     """A stored envelope the store cannot load (it then answers ``None``, like an unknown task)."""
 
@@ -139,14 +155,18 @@ def read_envelope(data: bytes) -> StoredEnvelope:
     node = root.get(n.SNAP_ENV_SNAPSHOT)
     if not isinstance(name, str) or not isinstance(node, dict):
         raise EnvelopeError("Malformed session snapshot envelope for task %s")
-    raw_context = root.get(n.SNAP_ENV_CONTEXT_ID)
-    context = parse_agent_runtime_id(raw_context) if isinstance(raw_context, str) else None
-    return StoredEnvelope(
-        subagent_name=name,
-        context_id=context,
-        context_id_malformed=isinstance(raw_context, str) and context is None,
-        snapshot_node=node,
-    )
+    context, malformed = _runtime_id(root.get(n.SNAP_ENV_CONTEXT_ID))
+    return StoredEnvelope(subagent_name=name, context_id=context, context_id_malformed=malformed, snapshot_node=node)
+
+
+def _runtime_id(raw: object) -> tuple[str | None, bool]:
+    """The stored ``contextId`` as read: the agent runtime id or ``None``, and whether it was malformed."""
+    context = parse_agent_runtime_id(raw) if isinstance(raw, str) else None
+    return context, isinstance(raw, str) and context is None
+
+
+def _warn_malformed_context(task_id: str) -> None:
+    log.warning("Ignoring a contextId that is not an agent runtime id in the session snapshot for task %s", task_id)
 
 
 def decode_snapshot(codec: SessionSnapshotCodec, envelope: StoredEnvelope) -> SessionSnapshot:
@@ -170,6 +190,10 @@ def check_save_arguments(
 
 def resume(codec: SessionSnapshotCodec, task_id: str, data: bytes) -> ResumableSession | None:
     """The session stored in ``data``, or ``None`` after one WARN naming the task (never the content)."""
+    if type(codec) is JsonSessionSnapshotCodec:
+        fast = _resume_fast(task_id, data)
+        if fast is not None:
+            return fast
     try:
         envelope = read_envelope(data)
     except EnvelopeError as exc:
@@ -177,7 +201,7 @@ def resume(codec: SessionSnapshotCodec, task_id: str, data: bytes) -> ResumableS
         log.warning(template, *args)
         return None
     if envelope.context_id_malformed:
-        log.warning("Ignoring a contextId that is not an agent runtime id in the session snapshot for task %s", task_id)
+        _warn_malformed_context(task_id)
     try:
         snapshot = decode_snapshot(codec, envelope)
     except Exception as exc:
@@ -185,6 +209,21 @@ def resume(codec: SessionSnapshotCodec, task_id: str, data: bytes) -> ResumableS
         return None
     return ResumableSession(
         subagent_name=envelope.subagent_name, agent_runtime_id=envelope.context_id, snapshot=snapshot
+    )
+
+
+def _resume_fast(task_id: str, data: bytes) -> ResumableSession | None:
+    """:func:`resume` for an envelope the fast reader takes whole; ``None``: ask the careful reader."""
+    envelope = _fast.read_envelope(data)
+    snapshot = None if envelope is None else from_fast_document(envelope[n.SNAP_ENV_SNAPSHOT])
+    if envelope is None or snapshot is None:
+        return None
+    raw_context = envelope.get(n.SNAP_ENV_CONTEXT_ID)
+    context = parse_agent_runtime_id(raw_context) if isinstance(raw_context, str) else None
+    if isinstance(raw_context, str) and context is None:
+        log.warning("Ignoring a contextId that is not an agent runtime id in the session snapshot for task %s", task_id)
+    return ResumableSession(
+        subagent_name=envelope[n.SNAP_ENV_SUBAGENT_NAME], agent_runtime_id=context, snapshot=snapshot
     )
 
 

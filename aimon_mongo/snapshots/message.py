@@ -1,8 +1,11 @@
 """The messages of a stored transcript: role, content blocks, tool calls and results, artifacts, reasoning.
 
 These are values (pydantic v2, frozen). The snapshot codec writes them as the frozen message objects of
-``JsonSessionSnapshotCodec`` (see :mod:`aimon_mongo.snapshots.codec`); nothing here knows the stored
-spelling except the enum values, which are the stored names.
+``JsonSessionSnapshotCodec`` (see :mod:`aimon_mongo.snapshots.codec`). So that pydantic-core can read and
+write whole documents without Python code per field, each field also answers to its camel-case name
+(``tool_use_id`` / ``toolUseId``: the stored spelling), fields that are stored only when set are left out
+of dumps when empty, and the two binary blocks dump their stored form when serialised with
+:data:`WIRE_CONTEXT`. Plain construction and ``model_dump`` otherwise work as usual.
 """
 
 from __future__ import annotations
@@ -10,10 +13,51 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, JsonValue, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_serializer,
+    model_serializer,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
 
 from aimon_mongo import names as n
 from aimon_mongo.model._base import Frozen
+
+WIRE_CONTEXT = {"aimon_mongo.snapshot_wire": True}
+"""Serialisation context under which the blocks dump the stored form (base64 data, image ``source``)."""
+
+_CAMEL = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by_alias=False)
+"""Aliases are the stored (camel-case) names: a codec validates and dumps with ``by_alias=True``; plain
+construction takes the field names only."""
+
+
+def _empty(value: tuple[Any, ...]) -> bool:
+    return not value
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+def _wire(info: SerializationInfo | ValidationInfo) -> bool:
+    context = info.context
+    return isinstance(context, dict) and bool(context.get("aimon_mongo.snapshot_wire"))
+
+
+def _holds_float(value: object) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_float(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_float(item) for item in value)
+    return False
 
 
 class Role(StrEnum):
@@ -34,11 +78,35 @@ class ImageSource(StrEnum):
 class TextBlock(Frozen):
     """A text content block."""
 
+    model_config = _CAMEL
+
     type: Literal["text"] = "text"
     text: str
 
 
-class ImageBlock(Frozen):
+class _BinaryBlock(Frozen):
+    """A block holding bytes: in the stored form they are base64 text (and an image names its source),
+    which only the codec's careful reader and writer handle (:mod:`aimon_mongo.snapshots._message_codec`)."""
+
+    model_config = _CAMEL
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_from_the_stored_form(cls, value: Any, info: ValidationInfo) -> Any:
+        if _wire(info):
+            raise ValueError("binary content blocks are read by the careful reader")
+        return value
+
+    @model_serializer(mode="wrap")
+    def _stored_form(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        if not _wire(info):
+            return handler(self)
+        from aimon_mongo.snapshots._message_codec import encode_block  # the stored spelling, written once
+
+        return encode_block(self)  # type: ignore[arg-type]
+
+
+class ImageBlock(_BinaryBlock):
     """An image content block: either inline ``data`` or a ``url``, never both."""
 
     type: Literal["image"] = "image"
@@ -68,7 +136,7 @@ class ImageBlock(Frozen):
         return cls(mime_type=mime_type, url=url)
 
 
-class DocumentBlock(Frozen):
+class DocumentBlock(_BinaryBlock):
     """A document content block (inline bytes), optionally with its file name."""
 
     type: Literal["document"] = "document"
@@ -84,13 +152,23 @@ ContentBlock = Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discrimin
 class ToolUse(Frozen):
     """A tool call the assistant made; ``input`` is an arbitrary JSON object."""
 
+    model_config = _CAMEL
+
     id: str
     name: str
     input: dict[str, JsonValue] = Field(default_factory=dict)
 
+    @field_serializer("input", mode="wrap")
+    def _stored_input(self, value: dict[str, JsonValue], handler: SerializerFunctionWrapHandler, info: Any) -> Any:
+        if _wire(info) and _holds_float(value):
+            raise ValueError("a tool input holding a non-integer number is written by the careful writer")
+        return handler(value)
+
 
 class ToolResult(Frozen):
     """The answer to a tool call. (The reference's render payload is never persisted, so not kept.)"""
+
+    model_config = _CAMEL
 
     tool_use_id: str
     content: str
@@ -100,31 +178,37 @@ class ToolResult(Frozen):
 class Artifact(Frozen):
     """A file a message refers to (stored in the virtual filesystem, not in the transcript)."""
 
+    model_config = _CAMEL
+
     path: str
     file_name: str
     size: int = 0
-    mime_type: str | None = None
-    tool_use_id: str | None = None
-    download_token: str | None = None
+    mime_type: str | None = Field(default=None, exclude_if=_absent)
+    tool_use_id: str | None = Field(default=None, exclude_if=_absent)
+    download_token: str | None = Field(default=None, exclude_if=_absent)
 
 
 class ReasoningTrace(Frozen):
     """A provider's opaque reasoning record, kept so a resumed turn can hand it back to that provider."""
 
+    model_config = _CAMEL
+
     provider: str
     payload: str
-    tool_use_id: str | None = None
+    tool_use_id: str | None = Field(default=None, exclude_if=_absent)
 
 
 class Message(Frozen):
     """One message of a transcript."""
 
+    model_config = _CAMEL
+
     role: Role
     content: tuple[ContentBlock, ...] = ()
-    tool_uses: tuple[ToolUse, ...] = ()
-    tool_results: tuple[ToolResult, ...] = ()
-    artifacts: tuple[Artifact, ...] = ()
-    reasoning: tuple[ReasoningTrace, ...] = ()
+    tool_uses: tuple[ToolUse, ...] = Field(default=(), exclude_if=_empty)
+    tool_results: tuple[ToolResult, ...] = Field(default=(), exclude_if=_empty)
+    artifacts: tuple[Artifact, ...] = Field(default=(), exclude_if=_empty)
+    reasoning: tuple[ReasoningTrace, ...] = Field(default=(), exclude_if=_empty)
 
     @classmethod
     def text(cls, role: Role, text: str, **parts: Any) -> Message:

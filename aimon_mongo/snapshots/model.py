@@ -197,9 +197,7 @@ class ManifestEntry(Frozen):
         if self.from_seq < 0 or self.to_seq <= self.from_seq:
             raise ValueError(f"manifest range [{self.from_seq}, {self.to_seq}) is empty or negative")
         if self.entry_count <= 0 or self.entry_count > self.to_seq - self.from_seq:
-            raise ValueError(
-                f"entryCount {self.entry_count} does not fit range [{self.from_seq}, {self.to_seq})"
-            )
+            raise ValueError(f"entryCount {self.entry_count} does not fit range [{self.from_seq}, {self.to_seq})")
         return self
 
     def contains(self, seq: int) -> bool:
@@ -355,8 +353,7 @@ def _manifest_problem(snapshot: SessionSnapshot) -> str | None:
     for line in manifest:
         if line.from_seq < previous_to or line.to_seq > nxt:
             return (
-                f"manifest range {line.range_text} overlaps another or lies outside "
-                f"[floorSeq={floor}, nextSeq={nxt})"
+                f"manifest range {line.range_text} overlaps another or lies outside [floorSeq={floor}, nextSeq={nxt})"
             )
         if not snapshot.view_state.hides_range(line.from_seq, line.to_seq):
             return f"manifest range {line.range_text} is not hidden by the view state"

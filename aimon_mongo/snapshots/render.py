@@ -110,9 +110,7 @@ def _entry(entry: LogEntry) -> Iterator[RenderLine]:
 
 
 def _is_empty(message: Message) -> bool:
-    return not (
-        message.content or message.tool_uses or message.tool_results or message.artifacts or message.reasoning
-    )
+    return not (message.content or message.tool_uses or message.tool_results or message.artifacts or message.reasoning)
 
 
 def _content(block: ContentBlock) -> Iterator[RenderLine]:

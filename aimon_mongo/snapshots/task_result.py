@@ -77,9 +77,7 @@ def _decode(root: object) -> TaskResult:
         raise TaskResultCodecError("Encoded task result is not a JSON object")
     version = j.as_int(root.get(n.TASKRES_VERSION), -1)
     if version != FORMAT_VERSION:
-        raise TaskResultCodecError(
-            f"Unsupported task result format version: {version} (expected {FORMAT_VERSION})"
-        )
+        raise TaskResultCodecError(f"Unsupported task result format version: {version} (expected {FORMAT_VERSION})")
     success = j.as_bool(root.get(n.TASKRES_SUCCESS), False)
     reason_name = _optional_scalar_text(root, n.TASKRES_COMPLETION_REASON)
     reason = _REASONS.get(reason_name) if reason_name is not None else None

@@ -3,7 +3,8 @@
 One document per revision; ``filename`` is the VFS path verbatim. ``_id``, ``length``, ``chunkSize`` and
 ``uploadDate`` are written by the GridFS driver (``length``/``chunkSize`` width is the driver's choice);
 ``metadata`` is ours. ``contentSha256`` is added after a successful upload, ``copiedFrom`` by copies,
-``predecessor`` by conditional writes (the id of the revision replaced, or ``absent:<path>``). A
+``predecessor`` by conditional writes (the id of the revision replaced, or ``absent:<path>``),
+``attributes`` by writes given caller attributes (text to text; the snapshot store's listing keys). A
 directory marker is a zero-length file whose name ends in ``/`` with ``metadata.type = "directory"``.
 """
 
@@ -26,6 +27,7 @@ class FileMetadataDocument(TypedDict):
     contentSha256: NotRequired[Annotated[str, Format("sha256-hex")]]
     copiedFrom: NotRequired[str]
     predecessor: NotRequired[str]
+    attributes: NotRequired[dict[str, str]]
 
 
 @root("gridfs.directory-marker.metadata", FAMILY)

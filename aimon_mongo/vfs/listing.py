@@ -1,17 +1,18 @@
 """Directory listing over a sorted namespace of stored names (pure).
 
 A bucket is a sorted set of names: files (``docs/a.txt``) and directory markers (``docs/``). A directory's
-entries are the names under its prefix. :class:`SkipScan` lists the **immediate children** of a directory
-with one ordered seek per child: after a file child it continues just past that name; after a
-subdirectory child ``docs/sub/`` it jumps to :func:`~aimon_mongo.vfs.paths.successor` of the
-subdirectory's prefix, skipping the whole subtree. On an ordered index that is one index seek per child,
-however many descendants there are.
+entries are the names under its prefix. :class:`RangeScan` lists the **immediate children** of a
+directory in pages read in name order: it reads on through the directory's own files (growing pages, so
+a flat directory of 10,000 files is a handful of reads) and re-seeks only where a subdirectory starts,
+jumping to :func:`~aimon_mongo.vfs.paths.successor` of the subdirectory's prefix so its whole subtree is
+skipped. A deep tree costs one read per subdirectory child, however many descendants there are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from aimon_mongo.vfs.paths import SEPARATOR, successor
 
@@ -26,55 +27,142 @@ class Child:
 
 @dataclass(frozen=True, slots=True)
 class Seek:
-    """Where the next seek starts: the first name ``> lower`` (``>= lower`` when inclusive), ``< upper``."""
+    """Where the next read starts: names ``> lower`` (``>= lower`` when inclusive) and ``< upper``."""
 
     lower: str
     inclusive: bool
     upper: str | None
 
 
-class SkipScan:
-    """Immediate children of the directory with stored prefix ``prefix`` (``""`` = root), in name order."""
+R = TypeVar("R")
 
-    def __init__(self, prefix: str) -> None:
+FIRST_PAGE = 8
+"""Rows asked for by the first read."""
+AFTER_SUBDIRECTORY = 1
+"""Rows asked for by a read that starts where a subdirectory's subtree ends (a seek, as a skip-scan does)."""
+GROWTH = 8
+"""A read that ended among the directory's own files is followed by one this many times larger."""
+MAX_PAGE = 8192
+"""The largest read (names and file metadata: far below a 16 MiB reply)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry(Generic[R]):
+    """One immediate child with the rows of the page that revealed it.
+
+    For a file child: every row of that name (all its revisions), ``complete`` unless the name had more
+    rows than the largest page (or the scan was told not to keep every revision: then any one row).
+    For a subdirectory: the first row under it (its smallest, oldest name).
+    """
+
+    child: Child
+    rows: tuple[R, ...]
+    complete: bool = True
+
+
+class RangeScan(Generic[R]):
+    """Immediate children of the directory with stored prefix ``prefix`` (``""`` = root), read in pages.
+
+    Each read (:attr:`next_seek`, at most :attr:`limit` rows in name order) continues where the last
+    page ended, so a flat directory streams in a few growing pages. A page ending inside a subdirectory's
+    subtree is not read on: the next read starts at :func:`~aimon_mongo.vfs.paths.successor` of the
+    subdirectory's prefix with a one-row page, so a deep tree costs one read per subdirectory child,
+    however many descendants it has (on an ordered index, one seek each).
+
+    With ``every_revision`` (for ``ls_info``) a file child comes with all its rows, so the newest revision
+    can be picked; a page that ends inside a file's rows is read again from that file. Without it
+    (``ls``, names only) any one row of a file is enough.
+    """
+
+    def __init__(
+        self,
+        prefix: str,
+        name_of: Callable[[R], str],
+        *,
+        every_revision: bool = True,
+        first_page: int = FIRST_PAGE,
+        max_page: int = MAX_PAGE,
+    ) -> None:
         self._prefix = prefix
-        self._seek: Seek | None = Seek(prefix, True, successor(prefix) if prefix else None)
+        self._every_revision = every_revision
+        self._first_page = first_page
+        self._max_page = max_page
+        self._name_of = name_of
+        self._upper = successor(prefix) if prefix else None
+        self._seek: Seek | None = Seek(prefix, True, self._upper)
+        self.limit = first_page
+        """How many rows the next read asks for."""
         self._seen: set[str] = set()
         self.found = False
         """Whether any name was found under the prefix (the directory exists), its own marker included."""
 
     @property
     def next_seek(self) -> Seek | None:
-        """The next seek to run, or ``None`` when the listing is complete."""
+        """The next read to run, or ``None`` when the listing is complete."""
         return self._seek
 
-    def advance(self, name: str | None) -> Child | None:
-        """Feed the name the last seek found (``None``: nothing more); return the child it reveals, if new."""
-        seek = self._seek
-        if seek is None:
-            raise RuntimeError("SkipScan is complete")
-        if name is None:
-            self._seek = None
-            return None
-        self.found = True
-        if name == self._prefix:  # the directory's own marker: continue just past it
-            self._seek = Seek(name, False, seek.upper)
-            return None
-        rest = name[len(self._prefix) :]
-        slash = rest.find(SEPARATOR)
-        child: Child | None
-        if slash < 0:
-            self._seek = Seek(name, False, seek.upper)
-            child = Child(self._prefix + rest, False)
-        else:
+    def feed(self, rows: Sequence[R]) -> list[Entry[R]]:
+        """Feed the rows the last read returned (in name order); return the new children they reveal."""
+        if self._seek is None:
+            raise RuntimeError("RangeScan is complete")
+        full = len(rows) >= self.limit
+        prefix = self._prefix
+        entries: list[Entry[R]] = []
+        skip_below: str | None = None  # inside a subdirectory's subtree: names below this are skipped
+        group: list[R] = []  # the rows of the file name being read
+        group_name: str | None = None
+
+        def close_group(complete: bool = True) -> None:
+            if group_name is not None:
+                self._emit(entries, Child(group_name, False), tuple(group), complete)
+
+        last = ""
+        for row in rows:
+            name = self._name_of(row)
+            last = name
+            self.found = True
+            if skip_below is not None and name < skip_below:
+                continue
+            skip_below = None
+            if name == group_name:
+                group.append(row)
+                continue
+            close_group()
+            group, group_name = [], None
+            if name == prefix:  # the directory's own marker
+                continue
+            rest = name[len(prefix) :]
+            slash = rest.find(SEPARATOR)
+            if slash < 0:
+                group, group_name = [row], name
+                continue
             segment = rest[:slash]
-            self._seek = Seek(successor(self._prefix + segment + SEPARATOR), True, seek.upper)
+            skip_below = successor(prefix + segment + SEPARATOR)
             # A name such as "docs//x" has an empty segment: no addressable child, its subtree is skipped.
-            child = Child(self._prefix + segment, True) if segment else None
-        if child is None or child.path in self._seen:
-            return None
-        self._seen.add(child.path)
-        return child
+            if segment:
+                self._emit(entries, Child(prefix + segment, True), (row,), True)
+        if not full:
+            close_group()
+            self._seek = None
+        elif skip_below is not None:
+            self._seek = Seek(skip_below, True, self._upper)
+            self.limit = AFTER_SUBDIRECTORY
+        elif (
+            group_name is not None and self._every_revision and (len(group) < len(rows) or self.limit < self._max_page)
+        ):
+            # The file's revisions may go on in the next page: read it again from its first row.
+            self._seek = Seek(group_name, True, self._upper)
+            self.limit = min(self.limit * GROWTH, self._max_page)
+        else:
+            close_group(complete=group_name is None or not self._every_revision)
+            self._seek = Seek(last, False, self._upper)
+            self.limit = min(self.limit * GROWTH, self._max_page)
+        return entries
+
+    def _emit(self, entries: list[Entry[R]], child: Child, rows: tuple[R, ...], complete: bool) -> None:
+        if child.path not in self._seen:
+            self._seen.add(child.path)
+            entries.append(Entry(child, rows, complete))
 
 
 def children_of(prefix: str, sorted_names: Iterable[str]) -> list[Child]:

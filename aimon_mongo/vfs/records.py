@@ -18,6 +18,7 @@ from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.names import (
     VFS_ETAG_PREFIX,
     VFS_MARKER_TYPE,
+    VFS_META_ATTRIBUTES,
     VFS_META_CONTENT_SHA256,
     VFS_META_COPIED_FROM,
     VFS_META_PATH,
@@ -31,7 +32,14 @@ from aimon_mongo.vfs.paths import ROOT
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _RESERVED_KEYS = frozenset(
-    {VFS_META_PATH, VFS_META_UPLOAD_DATE, VFS_META_CONTENT_SHA256, VFS_META_TYPE, VFS_META_PREDECESSOR}
+    {
+        VFS_META_PATH,
+        VFS_META_UPLOAD_DATE,
+        VFS_META_CONTENT_SHA256,
+        VFS_META_TYPE,
+        VFS_META_PREDECESSOR,
+        VFS_META_ATTRIBUTES,
+    }
 )
 # Stored timestamps have millisecond precision (BSON dates); a restamp moves a revision one tick later.
 TICK = timedelta(milliseconds=1)
@@ -82,12 +90,19 @@ def _id_key(value: Any) -> str:
 
 
 def custom_metadata(metadata: Mapping[str, Any] | None) -> dict[str, str]:
-    """String-valued metadata other than the keys the VFS itself manages (e.g. ``copiedFrom``)."""
-    return {
+    """String-valued metadata other than the keys the VFS itself manages (e.g. ``copiedFrom``), then the
+    caller's ``attributes`` (text values only; a managed key never comes from them)."""
+    found = {
         key: value
         for key, value in (metadata or {}).items()
         if key not in _RESERVED_KEYS and isinstance(key, str) and isinstance(value, str)
     }
+    attributes = (metadata or {}).get(VFS_META_ATTRIBUTES)
+    if isinstance(attributes, Mapping):
+        for key, value in attributes.items():
+            if isinstance(key, str) and isinstance(value, str):
+                found.setdefault(key, value)
+    return found
 
 
 def file_info(revision: Revision) -> FileInfo:
@@ -110,12 +125,16 @@ def directory_info(path: str, stamp: datetime | None) -> FileInfo:
     return FileInfo(path=path or ROOT, size=0, created=when, modified=when, is_dir=True)
 
 
-def file_metadata(path: str, started: datetime, copied_from: str | None = None) -> dict[str, Any]:
+def file_metadata(
+    path: str, started: datetime, copied_from: str | None = None, attributes: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The ``metadata`` of a new file revision, before the content hash is known."""
     metadata: dict[str, Any] = {VFS_META_PATH: path}
     if copied_from is not None:
         metadata[VFS_META_COPIED_FROM] = copied_from
     metadata[VFS_META_UPLOAD_DATE] = format_instant(started)
+    if attributes:
+        metadata[VFS_META_ATTRIBUTES] = dict(attributes)
     return metadata
 
 

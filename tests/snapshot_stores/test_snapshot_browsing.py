@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aimon_mongo.snapshots import SnapshotEntry, render
+from tests.snapshot_stores.conftest import raw
 from tests.snapshot_stores.samples import transcript, v2_transcript
 
 
@@ -47,3 +48,46 @@ async def test_a_listed_snapshot_loads_and_renders(make_store: Any) -> None:
     [entry] = await store.list_snapshots()
     text = render((await store.load(entry.task_id)).snapshot)
     assert "r message 0" in text and "r message 1" in text
+
+
+async def test_list_snapshots_reads_no_envelope_when_the_listing_has_the_attributes(
+    make_store: Any, monkeypatch: Any
+) -> None:
+    store, fs = await make_store("snapshot")
+    await store.save("b-task", "reviewer", "agent:reviewer", transcript("b", 4))
+    await store.save("a-task", "planner", None, v2_transcript())
+    before = await store.list_snapshots()
+    target = raw(fs)
+
+    def no_reads(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("list_snapshots read an envelope")
+
+    if target.supports_attributes:  # GridFS and memory: the listing alone
+        monkeypatch.setattr(target, "read", no_reads)
+    after = await store.list_snapshots()
+    assert after == before
+    assert [(e.task_id, e.subagent_name, e.context_id, e.message_count, e.format_version) for e in after] == [
+        ("a-task", "planner", None, 3, 2),
+        ("b-task", "reviewer", "agent:reviewer", 4, 1),
+    ]
+
+
+async def test_old_snapshots_without_attributes_are_listed_from_their_envelopes(make_store: Any) -> None:
+    store, fs = await make_store("snapshot")
+    await store.save("new", "reviewer", "agent:reviewer", transcript("b", 4))
+    # What an older build (or a foreign writer) stores: the same envelope, no listing attributes.
+    await fs.write("task-snapshot/old.json", await fs.read("task-snapshot/new.json"))
+    [new, old] = sorted(await store.list_snapshots(), key=lambda e: e.task_id)
+    assert [info.custom_metadata.get("snapshotSubagentName") for info in await fs.ls_info("task-snapshot")] == [
+        "reviewer" if raw(fs).supports_attributes else None,
+        None,
+    ]
+    assert old.model_copy(update={"task_id": "new", "modified": new.modified}) == new
+    assert (old.subagent_name, old.context_id, old.message_count, old.format_version) == (
+        "reviewer",
+        "agent:reviewer",
+        4,
+        1,
+    )
+    loaded = await store.load("old")
+    assert loaded is not None and loaded.agent_runtime_id == "agent:reviewer"

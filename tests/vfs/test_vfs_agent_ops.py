@@ -404,3 +404,30 @@ async def test_retries_cover_a_lost_read_race_and_stop_after_the_attempts() -> N
         await retry_conflicts(always, attempts=3)
     with pytest.raises(InvalidArgumentError, match="attempts must be an int >= 1"):
         await retry_conflicts(always, attempts=0)
+
+
+# --- attributes -------------------------------------------------------------------------------------
+
+
+async def test_attributes_are_kept_and_listed(fs: Any, backend: str) -> None:
+    with pytest.raises(InvalidArgumentError, match="attributes must map non-empty text keys to text"):
+        await fs.write("a/x.txt", b"x", attributes={"n": 1})
+    with pytest.raises(InvalidArgumentError, match="attributes must map"):
+        await fs.write("a/x.txt", b"x", attributes={"": "v"})
+    if not backend.startswith(("memory", "gridfs")):
+        assert fs.supports_attributes is False
+        with pytest.raises(InvalidArgumentError, match="keeps no file attributes"):
+            await fs.write("a/x.txt", b"x", attributes={"k": "v"})
+        assert not await fs.exists("a/x.txt")
+        assert (await fs.write("a/x.txt", b"x", attributes={})).custom_metadata == {}
+        return
+    assert fs.supports_attributes is True
+    written = await fs.write("a/x.txt", b"x", attributes={"kind": "note", "path": "not the path"})
+    assert written.custom_metadata == {"kind": "note", "path": "not the path"}
+    [listed] = await fs.ls_info("a")
+    assert listed.custom_metadata == written.custom_metadata == (await fs.info("a/x.txt")).custom_metadata
+    await fs.write("a/x.txt", b"y")  # a new revision: the attributes described the old one
+    assert (await fs.info("a/x.txt")).custom_metadata == {}
+    writer = await fs.open_output("a/s.txt", attributes={"k": "v"})
+    await writer.write(b"stream")
+    assert (await writer.close()).custom_metadata == {"k": "v"}

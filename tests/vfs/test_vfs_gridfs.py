@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from bson import ObjectId
 from gridfs import GridFSBucket
-from pymongo import AsyncMongoClient, MongoClient, monitoring
+from pymongo import AsyncMongoClient, MongoClient
 from pymongo.errors import InvalidOperation
 from pymongo.synchronous.database import Database
 
 from aimon_mongo.errors import BackendConnectionError, FileReplacedError
+from aimon_mongo.mongo.command_log import CommandLog
 from aimon_mongo.vfs import AsyncGridFSFileSystem, GridFSFileSystem
 from tests.fixtures.mongo import CLIENT_OPTIONS
 from tests.vfs.adapters import Threaded
@@ -192,23 +193,6 @@ async def test_fsck_finds_and_repairs_planted_damage(gfs: Any, mongo_db: Databas
     assert await gfs.read("good.bin") == b"g" * 200 and await gfs.is_dir("dup")
 
 
-class _FindCounter(monitoring.CommandListener):
-    def __init__(self) -> None:
-        self.finds = 0
-        self.documents = 0
-
-    def started(self, event: monitoring.CommandStartedEvent) -> None:
-        if event.command_name == "find":
-            self.finds += 1
-
-    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        if event.command_name == "find":
-            self.documents += len(event.reply.get("cursor", {}).get("firstBatch", []))
-
-    def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        return None
-
-
 def test_ls_seeks_once_per_child_whatever_the_number_of_descendants(mongo_uri: str, mongo_db: Database[Any]) -> None:
     now = datetime.now(UTC)
     docs = [
@@ -217,15 +201,42 @@ def test_ls_seeks_once_per_child_whatever_the_number_of_descendants(mongo_uri: s
         for d in range(30)
     ] + [{"filename": f"big/file{f}.txt", "length": 0, "chunkSize": 64, "uploadDate": now} for f in range(3)]
     mongo_db["fs.files"].insert_many(docs)
-    counter = _FindCounter()
-    with MongoClient(mongo_uri, event_listeners=[counter], **CLIENT_OPTIONS) as client:
+    log = CommandLog()
+    with MongoClient(mongo_uri, event_listeners=[log], **CLIENT_OPTIONS) as client:
         with GridFSFileSystem(client, mongo_db.name) as fs:
-            counter.finds = counter.documents = 0
-            children = fs.ls("big")
-    assert len(children) == 13
-    # 13 children: one seek each, one seek that finds nothing more, one file check of "big" itself.
-    assert counter.finds <= 13 + 2 and counter.documents <= 13
+            with log.recording() as seen:
+                children = fs.ls("big")
+            with log.recording() as seen_info:
+                infos = fs.ls_info("big")
+    assert len(children) == 13 and [i.path for i in infos] == children
+    # 10 subdirectories: one read each; two for the 3 files after them (one row, then a larger page); one
+    # file check of "big" itself. A read after a subdirectory asks for one row, not the subtree.
+    assert seen.round_trips <= 10 + 3 and seen.documents <= 8 + 9 + 3 + 2
+    assert {c.name for c in seen.commands} == {"find"}
+    assert seen_info.round_trips == seen.round_trips  # ls_info: no query per file
     assert len(docs) == 303
+
+
+def test_ls_of_a_flat_directory_streams_in_a_few_reads(changestream_uri: str, mongo_db_name: str) -> None:
+    # SecantusDB: it holds 10,000 file documents quickly (mongoeco inserts too slowly for this size).
+    now = datetime.now(UTC)
+    docs = [
+        {"filename": f"flat/{i:05d}.json", "length": 3, "chunkSize": 64, "uploadDate": now, "metadata": {}}
+        for i in range(10_000)
+    ]
+    log = CommandLog()
+    with MongoClient(changestream_uri, event_listeners=[log], **CLIENT_OPTIONS) as client:
+        for start in range(0, len(docs), 2000):
+            client[mongo_db_name]["fs.files"].insert_many(docs[start : start + 2000])
+        with GridFSFileSystem(client, mongo_db_name) as fs:
+            with log.recording() as seen:
+                names = fs.ls("flat")
+            with log.recording() as seen_info:
+                infos = fs.ls_info("flat")
+        client.drop_database(mongo_db_name)
+    assert names == [f"flat/{i:05d}.json" for i in range(10_000)]
+    assert [i.path for i in infos] == names and {i.size for i in infos} == {3}
+    assert seen.round_trips <= 12 and seen_info.round_trips <= 12
 
 
 async def test_a_borrowed_client_stays_open_and_an_owned_one_is_closed(
@@ -271,3 +282,35 @@ def test_configuration_is_validated(mongo_client: MongoClient[Any]) -> None:
     ):
         with pytest.raises(InvalidArgumentError, match=message):
             GridFSFileSystem(mongo_client, **kwargs)
+
+
+def test_a_snapshot_save_sends_as_few_commands_as_a_raw_upload(mongo_uri: str, mongo_db_name: str) -> None:
+    from gridfs import GridFSBucket
+
+    from aimon_mongo.snapshots import Message, Role, SessionSnapshot, VfsSessionSnapshotStore
+
+    log = CommandLog()
+    snapshot = SessionSnapshot.of_messages("s", [Message.text(Role.USER, "hello")])
+    with MongoClient(mongo_uri, event_listeners=[log], **CLIENT_OPTIONS) as client:
+        with GridFSFileSystem(client, mongo_db_name) as fs:
+            store = VfsSessionSnapshotStore(fs)
+            store.save("first", "sub", None, snapshot)  # creates the indexes and the directory
+            with log.recording() as new:
+                store.save("second", "sub", None, snapshot)
+            with log.recording() as overwrite:
+                store.save("second", "sub", "agent:a", snapshot)
+            loaded = store.load("second")
+            stored = client[mongo_db_name]["fs.files"].count_documents({"filename": "task-snapshot/second.json"})
+            chunks = client[mongo_db_name]["fs.chunks"].count_documents({})
+        bucket = GridFSBucket(client[mongo_db_name], "raw")
+        bucket.upload_from_stream("warm.json", io.BytesIO(b"{}"))
+        with log.recording() as raw:
+            bucket.upload_from_stream("x.json", io.BytesIO(b"{}"))
+        client.drop_database(mongo_db_name)
+    # One check of the path (parents, revisions, children), the chunk, the files document, the retirement
+    # of older revisions; an overwrite also deletes the content of the revision it replaced.
+    assert [c.name for c in new.commands] == ["aggregate", "insert", "insert", "delete"]
+    assert new.round_trips <= raw.round_trips == 4
+    assert [c.name for c in overwrite.commands] == ["aggregate", "insert", "insert", "delete", "delete"]
+    assert loaded is not None and loaded.agent_runtime_id == "agent:a"  # the newest revision won
+    assert stored == 1 and chunks == 2  # the first snapshot's chunk and the second's newest one: none stray

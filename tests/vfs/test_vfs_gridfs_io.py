@@ -208,6 +208,15 @@ def test_a_server_going_away_is_backend_unavailable_with_the_cause(mongo_uri: st
     unreachable.client.close()
 
 
+def test_file_attributes_are_stored_as_declared(mongo_db: Database[Any]) -> None:
+    with GridFSFileSystem(mongo_db.client, mongo_db.name) as fs:
+        fs.write("d/a.json", b"{}", attributes={"snapshotSubagentName": "reviewer", "snapshotMessageCount": "3"})
+    doc = mongo_db["fs.files"].find_one({"filename": "d/a.json"})
+    assert doc["metadata"]["attributes"] == {"snapshotSubagentName": "reviewer", "snapshotMessageCount": "3"}
+    assert_conforms("gridfs.file.document", doc)
+    assert_conforms("gridfs.file.metadata", doc["metadata"])
+
+
 def test_a_conditional_write_stores_its_predecessor_and_conforms(mongo_db: Database[Any]) -> None:
     with GridFSFileSystem(mongo_db.client, mongo_db.name) as fs:
         first = fs.write("c.txt", b"one", if_absent=True)

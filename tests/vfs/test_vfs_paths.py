@@ -1,4 +1,4 @@
-"""Pure rules: path validation, prefixes, the skip-scan listing, patterns, the size cap."""
+"""Pure rules: path validation, prefixes, the paged directory listing, patterns, the size cap."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from aimon_mongo.errors import InsufficientStorageError, InvalidArgumentError, InvalidPathError
 from aimon_mongo.vfs import paths
-from aimon_mongo.vfs.listing import Child, SkipScan, children_of, directory_count
+from aimon_mongo.vfs.listing import Entry, RangeScan, children_of, directory_count
 from aimon_mongo.vfs.patterns import matcher, matches, sanitize
 from aimon_mongo.vfs.sizecap import SizeCap, check_max_file_size
 
@@ -74,35 +74,62 @@ names = st.lists(
 )
 
 
-@given(names, st.sampled_from(["", "a/", "a/b/", "b/", "q/"]))
-def test_skip_scan_finds_exactly_the_children_a_full_scan_finds(stored: list[str], prefix: str) -> None:
+@given(
+    names,
+    st.sampled_from(["", "a/", "a/b/", "b/", "q/"]),
+    st.integers(min_value=1, max_value=4),
+    st.integers(min_value=1, max_value=3),
+    st.booleans(),
+)
+def test_range_scan_finds_exactly_the_children_a_full_scan_finds(
+    stored: list[str], prefix: str, first_page: int, revisions: int, every_revision: bool
+) -> None:
+    # Every name has ``revisions`` rows (revision numbers 0.. oldest first), as a bucket mid-overwrite does.
+    rows = [(name, n) for name in sorted(set(stored)) for n in range(revisions)]
     ordered = sorted(set(stored))
 
-    def seek(lower: str, inclusive: bool, upper: str | None) -> str | None:
-        index = (bisect_left if inclusive else bisect_right)(ordered, lower)
-        if index < len(ordered) and (upper is None or ordered[index] < upper):
-            return ordered[index]
-        return None
+    def read(lower: str, inclusive: bool, upper: str | None, limit: int) -> list[tuple[str, int]]:
+        keep = [r for r in rows if (r[0] >= lower if inclusive else r[0] > lower) and (upper is None or r[0] < upper)]
+        return keep[:limit]
 
-    scan = SkipScan(prefix)
-    found: list[Child] = []
-    seeks = 0
-    while (next_seek := scan.next_seek) is not None:
-        seeks += 1
-        child = scan.advance(seek(next_seek.lower, next_seek.inclusive, next_seek.upper))
-        if child is not None:
-            found.append(child)
+    scan: RangeScan[tuple[str, int]] = RangeScan(
+        prefix, lambda row: row[0], every_revision=every_revision, first_page=first_page, max_page=8 * first_page
+    )
+    found: list[Entry[tuple[str, int]]] = []
+    reads = 0
+    while (seek := scan.next_seek) is not None:
+        reads += 1
+        assert reads < 200
+        found.extend(scan.feed(read(seek.lower, seek.inclusive, seek.upper, scan.limit)))
     expected = children_of(prefix, ordered)
-    assert sorted(c.path for c in found) == sorted(c.path for c in expected)
-    # One seek per (child, kind) — a legacy bucket may hold a file "a" and a directory "a/" — plus the
-    # directory's own marker, the final empty seek, and one per empty-segment subtree ("x//y").
-    kinds = {
-        (name[len(prefix) :].partition("/")[0], "/" in name[len(prefix) :])
-        for name in ordered
-        if name.startswith(prefix) and name != prefix
-    }
-    assert seeks <= len(kinds) + 2
+    assert [e.child for e in sorted(found, key=lambda e: e.child.path)] == sorted(expected, key=lambda c: c.path)
+    for entry in found:
+        if every_revision and not entry.child.is_dir and entry.complete:  # every revision, the newest last
+            assert [n for _, n in entry.rows] == list(range(revisions))
     assert scan.found == any(name.startswith(prefix) for name in ordered)
+
+
+def _listed(rows: list[tuple[str, int]], prefix: str) -> tuple[list[str], int]:
+    """The children a RangeScan reports over sorted rows, and how many reads it ran."""
+    names = [name for name, _ in rows]
+    scan: RangeScan[tuple[str, int]] = RangeScan(prefix, lambda row: row[0], every_revision=False)
+    reads, children = 0, []
+    while (seek := scan.next_seek) is not None:
+        reads += 1
+        start = (bisect_left if seek.inclusive else bisect_right)(names, seek.lower)
+        page = [row for row in rows[start : start + scan.limit] if seek.upper is None or row[0] < seek.upper]
+        children.extend(entry.child.path for entry in scan.feed(page))
+    return children, reads
+
+
+def test_range_scan_streams_a_flat_directory_and_reseeks_at_each_subdirectory() -> None:
+    flat = [(f"d/{i:05d}.txt", 0) for i in range(10_000)]
+    children, reads = _listed(flat, "d/")
+    assert children == [name for name, _ in flat] and reads <= 8
+    # Ten subdirectories of 1,000 files each: one read per subdirectory and one that finds nothing more.
+    deep = [(f"t/sub{c}/{i:04d}.bin", 0) for c in range(10) for i in range(1000)]
+    children, reads = _listed(deep, "t/")
+    assert children == [f"t/sub{c}" for c in range(10)] and reads == 11
 
 
 def test_directory_count_merges_markers_and_implied_directories() -> None:

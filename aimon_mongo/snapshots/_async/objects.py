@@ -17,11 +17,19 @@ log = logging.getLogger("aimon_mongo.snapshots")
 
 
 async def write_best_effort(
-    fs: AsyncFileSystem, path: str, produce: Callable[[], str], what: str, task_id: str
+    fs: AsyncFileSystem,
+    path: str,
+    produce: Callable[[], str],
+    what: str,
+    task_id: str,
+    attributes: Callable[[], dict[str, str] | None] | None = None,
 ) -> None:
-    """Write ``produce()`` (UTF-8) at ``path``, replacing the object whole; any failure is one WARN."""
+    """Write ``produce()`` (UTF-8) at ``path``, replacing the object whole, with the file ``attributes()``
+    where the filesystem keeps attributes; any failure is one WARN."""
     try:
-        await fs.write(path, produce().encode("utf-8"))
+        data = produce().encode("utf-8")
+        kept = attributes() if attributes is not None and fs.supports_attributes else None
+        await fs.write(path, data, attributes=kept)
     except Exception as exc:
         log.warning("Failed to save %s for task %s: %s", what, task_id, failure_text(exc))
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from aimon_mongo import names as n
 from aimon_mongo.errors import InvalidArgumentError, VfsFileNotFoundError
 from aimon_mongo.snapshots._sync.objects import delete_quietly, read_or_none, write_best_effort
-from aimon_mongo.snapshots.browse import SnapshotEntry, snapshot_entry, unreadable_entry
+from aimon_mongo.snapshots.browse import SnapshotEntry, listed_entry, snapshot_entry, unreadable_entry
 from aimon_mongo.snapshots.codec import JsonSessionSnapshotCodec
 from aimon_mongo.snapshots.envelope import (
     ResumableSession,
@@ -26,6 +26,7 @@ from aimon_mongo.snapshots.envelope import (
     build_envelope,
     check_save_arguments,
     failure_text,
+    listing_attributes,
     resume,
 )
 from aimon_mongo.snapshots.layout import DEFAULT_SNAPSHOT_BASE_DIR, object_path, task_id_of, validate_base_dir
@@ -69,6 +70,7 @@ class VfsSessionSnapshotStore:
             lambda: build_envelope(self.codec, subagent_name, agent_runtime_id, snapshot),
             _WHAT,
             task_id,
+            lambda: listing_attributes(self.codec, subagent_name, agent_runtime_id, snapshot),
         )
 
     def load(self, task_id: str) -> ResumableSession | None:
@@ -83,9 +85,11 @@ class VfsSessionSnapshotStore:
     def list_snapshots(self) -> list[SnapshotEntry]:
         """Every stored snapshot object, in task-id order, without decoding the transcripts.
 
-        Reads each envelope once (for the subagent name, context id, version and message count); sizes
-        and times come from the listing. Backend failures of the listing itself raise (this is an operator
-        API, not a best-effort one); an object that vanishes meanwhile is left out.
+        One listing: the subagent name, context id, version and message count come from the attributes
+        ``save`` stores with each object; only an object without them (saved by an older build, or on a
+        filesystem that keeps no attributes) is read, once. Sizes and times come from the listing.
+        Backend failures of the listing itself raise (this is an operator API, not a best-effort one); an
+        object that vanishes meanwhile is left out.
         """
         try:
             infos = self.fs.ls_info(self.base_dir)
@@ -95,6 +99,10 @@ class VfsSessionSnapshotStore:
         for info in infos:
             task_id = None if info.is_dir else task_id_of(info.path, n.SNAP_STORE_SUFFIX)
             if task_id is None:
+                continue
+            listed = listed_entry(task_id, info)
+            if listed is not None:
+                entries.append(listed)
                 continue
             try:
                 data = self.fs.read(info.path)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -29,12 +29,12 @@ from aimon_mongo.errors import (
     display_path,
 )
 from aimon_mongo.model.vfs import FileInfo, Usage
-from aimon_mongo.vfs._async.base import READ_CHUNK, AsyncFileSystemBase, check_conditions
+from aimon_mongo.vfs._async.base import READ_CHUNK, AsyncFileSystemBase, check_attributes, check_conditions
 from aimon_mongo.vfs._async.store import AsyncBucketStore, AsyncDownload, AsyncUpload, Committed
 from aimon_mongo.vfs._async.streams import AsyncReaderBase, AsyncWriterBase
 from aimon_mongo.vfs.globbing import CompiledGlob
 from aimon_mongo.vfs.guard import backend_errors
-from aimon_mongo.vfs.listing import Child, Seek, SkipScan, directory_count, is_marker_name
+from aimon_mongo.vfs.listing import Entry, RangeScan, Seek, directory_count, is_marker_name
 from aimon_mongo.vfs.messages import (
     IS_A_DIRECTORY,
     NOT_A_DIRECTORY,
@@ -73,6 +73,10 @@ log = logging.getLogger(__name__)
 _READ_ATTEMPTS = 3
 
 Guard = Callable[[str, str | None], AbstractContextManager[None]]
+
+
+def _filename(revision: Revision) -> str:
+    return revision.filename
 
 
 class _BucketReader(AsyncReaderBase):
@@ -125,12 +129,14 @@ class _BucketWriter(AsyncWriterBase):
         metadata: dict[str, Any],
         predecessors: set[Any],
         condition: _Condition | None = None,
+        not_before: datetime | None = None,
     ) -> None:
         super().__init__(path, fs.max_file_size)
         self._fs = fs
         self._upload = upload
         self._metadata = metadata
         self.predecessors = predecessors
+        self._not_before = not_before
         self._condition = condition
         self._sha = hashlib.sha256()
 
@@ -144,7 +150,8 @@ class _BucketWriter(AsyncWriterBase):
         self._finish()
         try:
             with self._fs._guard("Failed to write file", self._path):
-                return await self._upload.commit(with_content_hash(self._metadata, self._sha.hexdigest()))
+                metadata = with_content_hash(self._metadata, self._sha.hexdigest())
+                return await self._upload.commit(metadata, self._not_before)
         except BaseException:
             await self._discard()
             raise
@@ -167,7 +174,8 @@ class _BucketWriter(AsyncWriterBase):
     async def close(self) -> FileInfo:
         if self._condition is None:
             revision = await self.commit()
-            return file_info(await self._fs._settle(self._path, revision, self.predecessors))
+            await self._fs._supersede(self._path, revision, self.predecessors)
+            return file_info(revision)
         revision, superseded = await self._commit_if(self._condition)
         await self._fs._retire(self._path, [old.id for old in superseded])
         return file_info(revision)
@@ -181,6 +189,8 @@ class _BucketWriter(AsyncWriterBase):
 
 class AsyncBucketFileSystem(AsyncFileSystemBase):
     """The VFS contract over an :class:`~aimon_mongo.vfs._async.store.AsyncBucketStore`."""
+
+    keeps_attributes = True
 
     def __init__(self, store: AsyncBucketStore, max_file_size: int | None) -> None:
         super().__init__(max_file_size)
@@ -231,19 +241,16 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             raise VfsFileNotFoundError(path, self.backend_type)
         return prefix
 
-    async def _children(self, path: str) -> list[tuple[Child, datetime]]:
+    async def _children(self, path: str, details: bool) -> list[Entry[Revision]]:
         if not is_root(path) and await self._store.newest(dir_path(path)) is not None:
             raise InvalidPathError(path, NOT_A_DIRECTORY)
-        scan = SkipScan(dir_prefix(path))
-        children: list[tuple[Child, datetime]] = []
+        scan: RangeScan[Revision] = RangeScan(dir_prefix(path), _filename, every_revision=details)
+        entries: list[Entry[Revision]] = []
         while (seek := scan.next_seek) is not None:
-            found = await self._store.first_name(seek)
-            child = scan.advance(found[0] if found else None)
-            if child is not None and found is not None:
-                children.append((child, found[1]))
+            entries.extend(scan.feed(await self._store.page(seek, scan.limit, details=details)))
         if not scan.found and not is_root(path):
             raise VfsFileNotFoundError(path, self.backend_type)
-        return sorted(children, key=lambda item: item[0].path)
+        return sorted(entries, key=lambda entry: entry.child.path)
 
     # --- queries -------------------------------------------------------------------------------
 
@@ -298,17 +305,19 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         self._life.require_open()
         p = validate_dir_path(path)
         with self._guard("Failed to list directory", p):
-            return [child.path for child, _ in await self._children(p)]
+            return [entry.child.path for entry in await self._children(p, details=False)]
 
     async def ls_info(self, path: str = ROOT) -> list[FileInfo]:
         self._life.require_open()
         p = validate_dir_path(path)
         infos: list[FileInfo] = []
         with self._guard("Failed to list directory", p):
-            for child, stamp in await self._children(p):
-                if child.is_dir:
-                    infos.append(directory_info(child.path, stamp))
-                elif (revision := await self._store.newest(child.path)) is not None:
+            for entry in await self._children(p, details=True):
+                if entry.child.is_dir:
+                    infos.append(directory_info(entry.child.path, entry.rows[0].upload_date))
+                elif entry.complete:
+                    infos.append(file_info(max(entry.rows, key=newest_first_key)))
+                elif (revision := await self._store.newest(entry.child.path)) is not None:
                     infos.append(file_info(revision))
         return infos
 
@@ -421,6 +430,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         append: bool = False,
         if_revision: str | None = None,
         if_absent: bool = False,
+        attributes: dict[str, str] | None = None,
     ) -> _BucketWriter:
         await self._ensure_schema()
         if if_revision is not None and not append:
@@ -428,16 +438,17 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             current = await self._store.newest(name)
             if current is None or current.etag != if_revision:
                 raise RevisionMismatchError(name, if_revision, current.etag if current else None)
-            metadata = file_metadata(name, datetime.now(UTC), copied_from)
+            metadata = file_metadata(name, datetime.now(UTC), copied_from, attributes)
             upload = await self._store.open_upload(name, metadata)
             return _BucketWriter(self, name, upload, metadata, set(), _Condition(current, current.etag))
         parents = ancestors(name)
-        stored = await self._store.revision_ids([*parents, name])
+        check = await self._store.write_check(name, parents)
+        stored = check.stored
         blocker = next((parent for parent in parents if parent in stored), None)
         if blocker is not None:
             raise InvalidPathError(name, parent_is_a_file(blocker))
         # An existing file is no directory: writers never put names under a file (see the parent check).
-        if name not in stored and await self._first_under(name + SEPARATOR) is not None:
+        if name not in stored and check.has_children:
             raise InvalidPathError(name, IS_A_DIRECTORY)
         condition: _Condition | None = None
         base: Revision | None = None
@@ -447,10 +458,20 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             if (if_absent and base is not None) or (if_revision is not None and actual != if_revision):
                 raise RevisionMismatchError(name, if_revision, actual)
             condition = _Condition(base, actual)
-        predecessors = set(stored.get(name, []))
-        metadata = file_metadata(name, datetime.now(UTC), copied_from)
+        previous = stored.get(name, [])
+        # Stamped after every revision it replaces, whatever the node clocks say: it wins every lookup.
+        not_before = max((as_utc(stamp) for _, stamp in previous), default=None)
+        metadata = file_metadata(name, datetime.now(UTC), copied_from, attributes)
         upload = await self._store.open_upload(name, metadata)
-        writer = _BucketWriter(self, name, upload, metadata, predecessors, condition)
+        writer = _BucketWriter(
+            self,
+            name,
+            upload,
+            metadata,
+            {revision_id for revision_id, _ in previous},
+            condition,
+            None if not_before is None else not_before + TICK,
+        )
         if append and base is not None:
             await self._copy_revision(base, writer)
         return writer
@@ -469,13 +490,22 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             raise
 
     async def open_output(
-        self, path: str, *, append: bool = False, if_revision: str | None = None, if_absent: bool = False
+        self,
+        path: str,
+        *,
+        append: bool = False,
+        if_revision: str | None = None,
+        if_absent: bool = False,
+        attributes: Mapping[str, str] | None = None,
     ) -> _BucketWriter:
         self._life.require_open()
         p = validate_file_path(path)
         check_conditions(if_revision, if_absent)
+        kept = check_attributes(attributes, self.supports_attributes, p)
         with self._guard("Failed to write file", p):
-            return await self._open_writer(p, append=append, if_revision=if_revision, if_absent=if_absent)
+            return await self._open_writer(
+                p, append=append, if_revision=if_revision, if_absent=if_absent, attributes=kept
+            )
 
     async def _retire(self, path: str, ids: list[Any]) -> None:
         """Delete superseded revisions (best effort: a stranded old revision costs storage, not correctness)."""
@@ -483,6 +513,15 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             return
         try:
             if await self._store.delete_ids(ids):
+                log.warning("superseded revisions of %s could not all be retired", display_path(path))
+        except self._store.store_errors as exc:
+            log.warning("could not retire superseded revisions of %s: %s", display_path(path), exc)
+
+    async def _supersede(self, path: str, mine: Revision, predecessors: set[Any]) -> None:
+        """Retire every revision of ``path`` older than ours (one command: of concurrent writers exactly the
+        newest survives) and the content of those our upload replaced (best effort, like :meth:`_retire`)."""
+        try:
+            if await self._store.retire_older(path, mine, list(predecessors)):
                 log.warning("superseded revisions of %s could not all be retired", display_path(path))
         except self._store.store_errors as exc:
             log.warning("could not retire superseded revisions of %s: %s", display_path(path), exc)

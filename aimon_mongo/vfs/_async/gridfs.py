@@ -3,9 +3,10 @@
 Storage is the standard GridFS bucket (``<bucket>.files`` / ``<bucket>.chunks``) that every driver and
 the reference write: ``filename`` is the VFS path verbatim, markers are zero-length files named
 ``<dir>/`` with ``metadata.type = "directory"``, and ``metadata`` of a file holds ``path``, ``uploadDate``
-(ISO text) and ``contentSha256``. Listing walks the ``{filename: 1, uploadDate: 1}`` index with one
-ordered seek per child, so ``ls`` costs O(children), not O(descendants); totals are a server-side
-``$group``.
+(ISO text) and ``contentSha256``. Listing reads the ``{filename: 1, uploadDate: 1}`` index in pages that
+grow while they meet the directory's own files and re-seeks past each subdirectory's subtree, so ``ls``
+costs a few reads for a flat directory and one per subdirectory child, never O(descendants); totals are
+a server-side ``$group``.
 
 Chunks are written and read here, in the GridFS layout, rather than through the driver's ``GridIn`` /
 ``GridOut``: reads fetch bounded batches of chunks (never one reply with every chunk of a large file),
@@ -61,11 +62,11 @@ from aimon_mongo.names import (
 )
 from aimon_mongo.vfs._async.bucket import AsyncBucketFileSystem
 from aimon_mongo.vfs._async.fsck import run_fsck
-from aimon_mongo.vfs._async.store import Committed
+from aimon_mongo.vfs._async.store import Committed, WriteCheck
 from aimon_mongo.vfs.file_ids import spread_file_id
 from aimon_mongo.vfs.guard import backend_type_name, cause_text
 from aimon_mongo.vfs.listing import Seek
-from aimon_mongo.vfs.paths import successor
+from aimon_mongo.vfs.paths import SEPARATOR, successor
 from aimon_mongo.vfs.records import (
     EPOCH,
     TICK,
@@ -97,6 +98,9 @@ _REVISION_FIELDS = {
     GRIDFS_UPLOAD_DATE: 1,
     GRIDFS_METADATA: 1,
 }
+
+
+_NAME_FIELDS = {"_id": 1, GRIDFS_FILENAME: 1, GRIDFS_UPLOAD_DATE: 1}
 
 
 def _range(prefix: str) -> dict[str, Any]:
@@ -181,9 +185,9 @@ class _GridUpload:
     def _made(self, metadata: Mapping[str, Any], upload_date: datetime) -> Revision:
         return Revision(self._id, self._name, self._length, upload_date, dict(metadata), self._chunk_size)
 
-    async def commit(self, metadata: Mapping[str, Any]) -> Revision:
+    async def commit(self, metadata: Mapping[str, Any], not_before: datetime | None = None) -> Revision:
         await self._finish_chunks()
-        stamp = _now()
+        stamp = _now() if not_before is None else max(_now(), not_before)
         await self._store.files.insert_one(self._document(metadata, stamp))
         return self._made(metadata, stamp)
 
@@ -319,6 +323,53 @@ class AsyncGridFSStore:
         projection = {"_id": 0, GRIDFS_FILENAME: 1, GRIDFS_UPLOAD_DATE: 1}
         docs = await self.files.find({GRIDFS_FILENAME: bounds}, projection).sort(BY_NAME).limit(1).to_list(1)
         return (docs[0][GRIDFS_FILENAME], docs[0][GRIDFS_UPLOAD_DATE]) if docs else None
+
+    async def page(self, seek: Seek, limit: int, *, details: bool) -> list[Revision]:
+        bounds: dict[str, Any] = {"$gte" if seek.inclusive else "$gt": seek.lower}
+        if seek.upper is not None:
+            bounds["$lt"] = seek.upper
+        projection = _REVISION_FIELDS if details else _NAME_FIELDS
+        cursor = self.files.find({GRIDFS_FILENAME: bounds}, projection).sort(BY_NAME)
+        docs = await cursor.limit(limit).batch_size(limit).to_list(limit)
+        return [_revision(doc) for doc in docs]
+
+    async def write_check(self, name: str, parents: Sequence[str]) -> WriteCheck:
+        fields = {"_id": 1, GRIDFS_FILENAME: 1, GRIDFS_UPLOAD_DATE: 1}
+        under = name + SEPARATOR
+        first_under: list[dict[str, Any]] = [
+            {"$match": {GRIDFS_FILENAME: {"$gte": under, "$lt": successor(under)}}},
+            {"$sort": {GRIDFS_FILENAME: 1}},
+            {"$limit": 1},
+            {"$project": fields},
+        ]
+        pipeline: list[dict[str, Any]] = [
+            {"$match": {GRIDFS_FILENAME: {"$in": [*parents, name]}}},
+            {"$project": fields},
+            {"$unionWith": {"coll": self.files.name, "pipeline": first_under}},
+        ]
+        stored: dict[str, list[tuple[Any, datetime]]] = {}
+        has_children = False
+        async for doc in await self.files.aggregate(pipeline):
+            if doc[GRIDFS_FILENAME].startswith(under):
+                has_children = True
+            else:
+                stored.setdefault(doc[GRIDFS_FILENAME], []).append((doc["_id"], doc[GRIDFS_UPLOAD_DATE]))
+        return WriteCheck(stored, has_children)
+
+    async def retire_older(self, name: str, winner: Revision, known: Sequence[Any]) -> int:
+        stamp = winner.upload_date
+        older = {
+            GRIDFS_FILENAME: name,
+            "$or": [{GRIDFS_UPLOAD_DATE: {"$lt": stamp}}, {GRIDFS_UPLOAD_DATE: stamp, "_id": {"$lt": winner.id}}],
+        }
+        try:
+            # Files first: a file document never outlives its chunks; stray chunks are fsck's orphans.
+            await self.files.delete_many(older)
+            if known:
+                await self.chunks.delete_many({GRIDFS_FILES_ID: {"$in": list(known)}})
+        except PyMongoError:
+            return max(1, len(known))
+        return 0
 
     async def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
         found: dict[str, list[Any]] = {}

@@ -8,7 +8,7 @@ Returned paths are relative to the root too, never to the listed directory. Erro
 from __future__ import annotations
 
 import collections.abc as cabc
-from collections.abc import AsyncGenerator, AsyncIterable
+from collections.abc import AsyncGenerator, AsyncIterable, Mapping
 from datetime import datetime
 from types import TracebackType
 from typing import IO, Protocol, Self, runtime_checkable
@@ -123,14 +123,27 @@ class AsyncFileSystem(Protocol):
         """Whether :meth:`touch` can set a file's modified time to a given instant on this store."""
         ...
 
+    @property
+    def supports_attributes(self) -> bool:
+        """Whether files keep the ``attributes`` given to :meth:`write` (GridFS and memory do)."""
+        ...
+
     async def write(
-        self, path: str, content: Content, *, if_revision: str | None = None, if_absent: bool = False
+        self,
+        path: str,
+        content: Content,
+        *,
+        if_revision: str | None = None,
+        if_absent: bool = False,
+        attributes: Mapping[str, str] | None = None,
     ) -> FileInfo:
         """Create or replace a file (parents need not exist); returns the new file's info.
 
         ``if_revision=<etag>`` writes only if the file is still at that revision, ``if_absent=True`` only if
         nothing exists at the path; otherwise :class:`~aimon_mongo.errors.RevisionMismatchError` and the
         file is unchanged. The check and the replacement are one atomic step, across nodes on GridFS.
+        ``attributes`` (text to text) are kept with this revision and reported in
+        :attr:`~aimon_mongo.model.vfs.FileInfo.custom_metadata` (only where :attr:`supports_attributes`).
         """
         ...
 
@@ -165,13 +178,19 @@ class AsyncFileSystem(Protocol):
         ...
 
     async def open_output(
-        self, path: str, *, append: bool = False, if_revision: str | None = None, if_absent: bool = False
+        self,
+        path: str,
+        *,
+        append: bool = False,
+        if_revision: str | None = None,
+        if_absent: bool = False,
+        attributes: Mapping[str, str] | None = None,
     ) -> AsyncFileWriter:
         """Open a file for a streaming write that replaces it on close.
 
         ``append=True`` starts from the file's current content (and commits only if the file did not change
         meanwhile); ``if_revision`` / ``if_absent`` are the conditions of :meth:`write`, checked at open and
-        again, atomically, at close.
+        again, atomically, at close; ``attributes`` as for :meth:`write`.
         """
         ...
 

@@ -9,6 +9,7 @@ those on top of these primitives, so the GridFS and memory backends share every 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -26,8 +27,9 @@ class AsyncUpload(Protocol):
         """Append bytes."""
         ...
 
-    async def commit(self, metadata: Mapping[str, Any]) -> Revision:
-        """Store the revision with its final metadata; it is visible from now on."""
+    async def commit(self, metadata: Mapping[str, Any], not_before: datetime | None = None) -> Revision:
+        """Store the revision with its final metadata, stamped now but no earlier than ``not_before``; it
+        is visible from now on."""
         ...
 
     async def commit_if(self, metadata: Mapping[str, Any], base: Revision | None) -> Committed | None:
@@ -69,6 +71,16 @@ class AsyncDownload(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class WriteCheck:
+    """What a write needs to know before it uploads, read in one round trip."""
+
+    stored: dict[str, list[tuple[Any, datetime]]]
+    """The revisions (id, upload date) of each checked name that is stored (absent names left out)."""
+    has_children: bool
+    """Whether any name is stored under ``<name>/`` (then the name is a directory)."""
+
+
 class AsyncBucketStore(Protocol):
     """The storage primitives of a bucket."""
 
@@ -97,6 +109,22 @@ class AsyncBucketStore(Protocol):
 
     async def first_name(self, seek: Seek) -> tuple[str, datetime] | None:
         """The smallest stored name in the seek's range, with the upload date of its oldest revision."""
+        ...
+
+    async def page(self, seek: Seek, limit: int, *, details: bool) -> list[Revision]:
+        """At most ``limit`` revisions with names in the seek's range, by name then upload date, in one read.
+
+        Without ``details`` only the id, name and upload date need be filled in (what ``ls`` needs)."""
+        ...
+
+    async def write_check(self, name: str, parents: Sequence[str]) -> WriteCheck:
+        """The revisions of ``name`` and of its ``parents``, and whether ``name`` has children: one read."""
+        ...
+
+    async def retire_older(self, name: str, winner: Revision, known: Sequence[Any]) -> int:
+        """Delete every revision of ``name`` that sorts older than ``winner`` (one command, so concurrent
+        writers leave exactly the newest), then the content of the ``known`` ones (best effort: content of
+        a concurrent loser stays for ``fsck``). Returns how many deletions failed."""
         ...
 
     async def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:

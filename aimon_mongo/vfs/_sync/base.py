@@ -7,7 +7,7 @@ from __future__ import annotations
 import codecs
 import collections.abc as cabc
 from abc import ABC, abstractmethod
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Mapping
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, ClassVar, Self
@@ -53,6 +53,19 @@ def check_conditions(if_revision: object, if_absent: object) -> None:
         raise InvalidArgumentError(f"if_absent must be a bool, got {type(if_absent).__name__}")
     if if_absent and if_revision is not None:
         raise InvalidArgumentError("if_revision and if_absent cannot both be given")
+
+
+def check_attributes(attributes: object, kept: bool, path: str) -> dict[str, str] | None:
+    """Refuse malformed file attributes (text to text), and any where the backend keeps none."""
+    if attributes is None:
+        return None
+    if not isinstance(attributes, Mapping) or not all(
+        isinstance(key, str) and key and isinstance(value, str) for key, value in attributes.items()
+    ):
+        raise InvalidArgumentError(f"attributes must map non-empty text keys to text, got {attributes!r}")
+    if attributes and not kept:
+        raise InvalidArgumentError(f"this filesystem keeps no file attributes (given for {path!r})")
+    return dict(attributes)
 
 
 def check_instant(value: object) -> datetime:
@@ -106,6 +119,13 @@ class FileSystemBase(ABC):
         """Whether :meth:`touch` can set a file's modified time to a given instant."""
         return self.sets_modified
 
+    keeps_attributes: ClassVar[bool] = False
+
+    @property
+    def supports_attributes(self) -> bool:
+        """Whether files keep the ``attributes`` given to :meth:`write`."""
+        return self.keeps_attributes
+
     @property
     @abstractmethod
     def working_directory(self) -> str:
@@ -129,7 +149,13 @@ class FileSystemBase(ABC):
 
     @abstractmethod
     def open_output(
-        self, path: str, *, append: bool = False, if_revision: str | None = None, if_absent: bool = False
+        self,
+        path: str,
+        *,
+        append: bool = False,
+        if_revision: str | None = None,
+        if_absent: bool = False,
+        attributes: Mapping[str, str] | None = None,
     ) -> FileWriter:
         """Open a file for a streaming write."""
 
@@ -200,14 +226,21 @@ class FileSystemBase(ABC):
     # --- writing -------------------------------------------------------------------------------
 
     def write(
-        self, path: str, content: Content, *, if_revision: str | None = None, if_absent: bool = False
+        self,
+        path: str,
+        content: Content,
+        *,
+        if_revision: str | None = None,
+        if_absent: bool = False,
+        attributes: Mapping[str, str] | None = None,
     ) -> FileInfo:
         """Create or replace a file; a refused or failed write leaves the previous content.
 
         With ``if_revision`` / ``if_absent`` the write happens only if the file is still at that revision
-        / still absent, else :class:`~aimon_mongo.errors.RevisionMismatchError`.
+        / still absent, else :class:`~aimon_mongo.errors.RevisionMismatchError`. ``attributes`` are kept
+        with the new revision where :attr:`supports_attributes`.
         """
-        writer = self.open_output(path, if_revision=if_revision, if_absent=if_absent)
+        writer = self.open_output(path, if_revision=if_revision, if_absent=if_absent, attributes=attributes)
         try:
             write_content(writer, content)
         except BaseException:

@@ -17,7 +17,7 @@ import os
 import stat
 import time
 import uuid
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +34,7 @@ from aimon_mongo.errors import (
     display_path,
 )
 from aimon_mongo.model.vfs import BackendType, FileInfo, Usage
-from aimon_mongo.vfs._sync.base import FileSystemBase, check_conditions, copy_stream
+from aimon_mongo.vfs._sync.base import FileSystemBase, check_attributes, check_conditions, copy_stream
 from aimon_mongo.vfs._sync.streams import ReaderBase, WriterBase
 from aimon_mongo.vfs.guard import backend_errors
 from aimon_mongo.vfs.host_limits import DEFAULT_NAME_MAX, DEFAULT_PATH_MAX, host_limits
@@ -408,11 +408,18 @@ class LocalFileSystem(FileSystemBase):
         os.utime(temp, ns=(stamp, stamp), follow_symlinks=False)
 
     def open_output(
-        self, path: str, *, append: bool = False, if_revision: str | None = None, if_absent: bool = False
+        self,
+        path: str,
+        *,
+        append: bool = False,
+        if_revision: str | None = None,
+        if_absent: bool = False,
+        attributes: Mapping[str, str] | None = None,
     ) -> _LocalWriter:
         self._life.require_open()
         p = validate_file_path(path)
         check_conditions(if_revision, if_absent)
+        check_attributes(attributes, self.supports_attributes, p)
         with self._guard("Failed to write file", p):
             target = self._prepare_target(p)
             condition: tuple[str | None] | None = None

@@ -20,7 +20,7 @@ from aimon_mongo._sync_runtime import Lock
 from aimon_mongo.errors import FileReplacedError
 from aimon_mongo.model.vfs import BackendType
 from aimon_mongo.vfs._sync.bucket import BucketFileSystem
-from aimon_mongo.vfs._sync.store import Committed
+from aimon_mongo.vfs._sync.store import Committed, WriteCheck
 from aimon_mongo.vfs.listing import Seek
 from aimon_mongo.vfs.records import TICK, Revision, as_utc, is_marker, newest_first_key, to_millis
 from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE
@@ -35,8 +35,8 @@ class _MemoryUpload:
     def write(self, data: bytes) -> None:
         self._buffer.write(data)
 
-    def commit(self, metadata: Mapping[str, Any]) -> Revision:
-        return self._store.insert(self._name, self._buffer.getvalue(), metadata)
+    def commit(self, metadata: Mapping[str, Any], not_before: datetime | None = None) -> Revision:
+        return self._store.insert(self._name, self._buffer.getvalue(), metadata, not_before)
 
     def commit_if(self, metadata: Mapping[str, Any], base: Revision | None) -> Committed | None:
         return self._store.insert_if(self._name, self._buffer.getvalue(), metadata, base)
@@ -88,9 +88,13 @@ class MemoryStore:
             insort(self._names, revision.filename)
         ids.append(revision.id)
 
-    def insert(self, name: str, data: bytes, metadata: Mapping[str, Any]) -> Revision:
-        """Store a revision (the commit of an upload)."""
-        revision = Revision(ObjectId(), name, len(data), to_millis(datetime.now(UTC)), dict(metadata))
+    def insert(
+        self, name: str, data: bytes, metadata: Mapping[str, Any], not_before: datetime | None = None
+    ) -> Revision:
+        """Store a revision (the commit of an upload), stamped now but no earlier than ``not_before``."""
+        stamp = to_millis(datetime.now(UTC))
+        stamp = stamp if not_before is None else max(stamp, as_utc(not_before))
+        revision = Revision(ObjectId(), name, len(data), stamp, dict(metadata))
         with self._lock:
             self._add(revision, data)
         return revision
@@ -132,6 +136,36 @@ class MemoryStore:
                 return None
             name = self._names[index]
             return name, self._sorted(name)[-1].upload_date
+
+    def page(self, seek: Seek, limit: int, *, details: bool) -> list[Revision]:
+        with self._lock:
+            find = bisect_left if seek.inclusive else bisect_right
+            out: list[Revision] = []
+            names = self._names
+            for index in range(find(names, seek.lower), len(names)):  # no copy of the rest of the names
+                name = names[index]
+                if (seek.upper is not None and name >= seek.upper) or len(out) >= limit:
+                    break
+                out.extend(sorted(self._sorted(name), key=newest_first_key))
+            return out[:limit]
+
+    def write_check(self, name: str, parents: Sequence[str]) -> WriteCheck:
+        with self._lock:
+            stored = {
+                checked: [(r.id, r.upload_date) for r in self._sorted(checked)]
+                for checked in [*parents, name]
+                if checked in self._by_name
+            }
+            under = name + "/"
+            index = bisect_left(self._names, under)
+            has_children = index < len(self._names) and self._names[index].startswith(under)
+        return WriteCheck(stored, has_children)
+
+    def retire_older(self, name: str, winner: Revision, known: Sequence[Any]) -> int:
+        with self._lock:
+            key = newest_first_key(winner)
+            older = [r.id for r in self._sorted(name) if newest_first_key(r) < key]
+        return self.delete_ids(older)
 
     def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
         with self._lock:

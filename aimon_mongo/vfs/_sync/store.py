@@ -10,6 +10,7 @@ those on top of these primitives, so the GridFS and memory backends share every 
 from __future__ import annotations
 
 from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -27,8 +28,9 @@ class Upload(Protocol):
         """Append bytes."""
         ...
 
-    def commit(self, metadata: Mapping[str, Any]) -> Revision:
-        """Store the revision with its final metadata; it is visible from now on."""
+    def commit(self, metadata: Mapping[str, Any], not_before: datetime | None = None) -> Revision:
+        """Store the revision with its final metadata, stamped now but no earlier than ``not_before``; it
+        is visible from now on."""
         ...
 
     def commit_if(self, metadata: Mapping[str, Any], base: Revision | None) -> Committed | None:
@@ -70,6 +72,16 @@ class Download(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class WriteCheck:
+    """What a write needs to know before it uploads, read in one round trip."""
+
+    stored: dict[str, list[tuple[Any, datetime]]]
+    """The revisions (id, upload date) of each checked name that is stored (absent names left out)."""
+    has_children: bool
+    """Whether any name is stored under ``<name>/`` (then the name is a directory)."""
+
+
 class BucketStore(Protocol):
     """The storage primitives of a bucket."""
 
@@ -98,6 +110,22 @@ class BucketStore(Protocol):
 
     def first_name(self, seek: Seek) -> tuple[str, datetime] | None:
         """The smallest stored name in the seek's range, with the upload date of its oldest revision."""
+        ...
+
+    def page(self, seek: Seek, limit: int, *, details: bool) -> list[Revision]:
+        """At most ``limit`` revisions with names in the seek's range, by name then upload date, in one read.
+
+        Without ``details`` only the id, name and upload date need be filled in (what ``ls`` needs)."""
+        ...
+
+    def write_check(self, name: str, parents: Sequence[str]) -> WriteCheck:
+        """The revisions of ``name`` and of its ``parents``, and whether ``name`` has children: one read."""
+        ...
+
+    def retire_older(self, name: str, winner: Revision, known: Sequence[Any]) -> int:
+        """Delete every revision of ``name`` that sorts older than ``winner`` (one command, so concurrent
+        writers leave exactly the newest), then the content of the ``known`` ones (best effort: content of
+        a concurrent loser stays for ``fsck``). Returns how many deletions failed."""
         ...
 
     def revision_ids(self, names: Sequence[str]) -> dict[str, list[Any]]:
