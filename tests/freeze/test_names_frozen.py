@@ -277,6 +277,10 @@ def test_snapshot_envelope() -> None:
     assert names.SNAP_ENV_FORMAT_VERSION == 1
     assert names.SNAP_STORE_BASE_DIR == "task-snapshot"
     assert names.SNAP_STORE_SUFFIX == ".json"
+    assert names.SNAP_ATTR_SUBAGENT_NAME == "snapshotSubagentName"
+    assert names.SNAP_ATTR_CONTEXT_ID == "snapshotContextId"
+    assert names.SNAP_ATTR_FORMAT_VERSION == "snapshotFormatVersion"
+    assert names.SNAP_ATTR_MESSAGE_COUNT == "snapshotMessageCount"
     assert names.SNAP_DOC_VERSION == "version"
     assert names.SNAP_DOC_CONVERSATION_ID == "conversationId"
 
@@ -395,6 +399,7 @@ def test_virtual_filesystem_on_gridfs() -> None:
     assert names.VFS_META_COPIED_FROM == "copiedFrom"
     assert names.VFS_ETAG_PREFIX == "sha256:"
     assert names.VFS_META_PREDECESSOR == "predecessor"
+    assert names.VFS_META_ATTRIBUTES == "attributes"
     assert names.VFS_PREDECESSOR_ABSENT_PREFIX == "absent:"
     assert names.VFS_PREDECESSOR_INDEX == "metadata.predecessor_1"
 

@@ -310,7 +310,7 @@ DECLARED_KEYS: dict[str, tuple[str, ...]] = {
     "user_input.AudioInputJson": ("type", "mimeType", "data"),
     "user_input.FileInputJson": ("type", "mimeType", "fileName", "data"),
     "user_input.MultimodalInputJson": ("type", "inputs"),
-    "vfs.FileMetadataDocument": ("path", "uploadDate", "contentSha256", "copiedFrom", "predecessor"),
+    "vfs.FileMetadataDocument": ("path", "uploadDate", "contentSha256", "copiedFrom", "predecessor", "attributes"),
     "vfs.DirectoryMarkerMetadataDocument": ("type", "path", "uploadDate"),
     "vfs.GridFsFileDocument": ("_id", "filename", "length", "chunkSize", "uploadDate", "metadata"),
     "vfs.GridFsDirectoryMarkerDocument": ("_id", "filename", "length", "chunkSize", "uploadDate", "metadata"),
