@@ -217,6 +217,7 @@ collected_batches = st.builds(
 
 # --- other stores
 
+
 def session_signals(*, bson_safe: bool = False) -> st.SearchStrategy[SessionSignal]:
     """Signals (``bson_safe``: payload keys without NUL)."""
     return st.builds(

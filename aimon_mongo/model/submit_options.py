@@ -50,8 +50,7 @@ class LlmCallMetadata(Frozen):
 
     def is_empty(self) -> bool:
         return not self.tags and all(
-            v is None
-            for v in (self.component, self.parent_component, self.feature, self.principal, self.trace_id)
+            v is None for v in (self.component, self.parent_component, self.feature, self.principal, self.trace_id)
         )
 
 

@@ -28,9 +28,7 @@ class failures:  # lower case: used like a function, ``with failures(Family, "wh
     def __enter__(self) -> None:
         return None
 
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if isinstance(exc, DocumentTooLarge):  # a bson InvalidDocument, not a PyMongoError
             raise self._family(
                 f"{self._what} refused: the document is larger than MongoDB's BSON document limit "

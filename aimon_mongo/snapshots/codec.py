@@ -340,9 +340,7 @@ def _decode_v2(
     if isinstance(point_node, dict):
         at = j.as_int(point_node.get(n.SNAP_REWIND_SEQ), -1)
         if at < floor_seq or at > next_seq:
-            raise SnapshotCodecError(
-                f"Rewind point seq {at} lies outside [floorSeq={floor_seq}, nextSeq={next_seq}]"
-            )
+            raise SnapshotCodecError(f"Rewind point seq {at} lies outside [floorSeq={floor_seq}, nextSeq={next_seq}]")
         point = _decode_rewind_point(point_node, at)
     try:
         return SessionSnapshot(
@@ -414,9 +412,7 @@ def _decode_view_state(node: object) -> ViewState:
             discovered_tool_names=tools,
         )
     ranges = tuple(
-        SeqRange(
-            from_seq=j.required_long(r, n.SNAP_RANGE_FROM_SEQ), to_seq=j.required_long(r, n.SNAP_RANGE_TO_SEQ)
-        )
+        SeqRange(from_seq=j.required_long(r, n.SNAP_RANGE_FROM_SEQ), to_seq=j.required_long(r, n.SNAP_RANGE_TO_SEQ))
         for r in j.array(node, n.SNAP_VIEW_DROPPED_RANGES)
     )
     elisions = tuple(

@@ -176,9 +176,7 @@ def decode_snapshot(codec: SessionSnapshotCodec, envelope: StoredEnvelope) -> Se
     return codec.decode(j.dumps(envelope.snapshot_node))
 
 
-def check_save_arguments(
-    task_id: object, subagent_name: object, agent_runtime_id: object, snapshot: object
-) -> None:
+def check_save_arguments(task_id: object, subagent_name: object, agent_runtime_id: object, snapshot: object) -> None:
     """Refuse bad arguments of ``save`` (every snapshot store checks the same way) before any I/O."""
     validate_task_id(task_id)
     if not isinstance(subagent_name, str):

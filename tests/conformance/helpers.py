@@ -68,9 +68,7 @@ def rich_message(session_id: str) -> InboundMessage:
         idempotency_key="key-1",
         context_discriminator="ctx",
         metadata={"a": "1", "b": "two"},
-        submit_options=SubmitOptions(
-            principal=Principal.system(), system_prompt_variables={"tone": "dry", "n": 3}
-        ),
+        submit_options=SubmitOptions(principal=Principal.system(), system_prompt_variables={"tone": "dry", "n": 3}),
     )
 
 

@@ -90,8 +90,8 @@ def test_init_js_statements() -> None:
         'ensureIndex("langgraph_values.chunks", { files_id: 1, n: 1 }, { name: "files_id_1_n_1", unique: true });',
     ):  # fmt: skip
         assert statement in script
-    assert script.count("ensureIndex(\"") == 14
-    assert script.count("ensureCollection(\"") == 14
+    assert script.count('ensureIndex("') == 14
+    assert script.count('ensureCollection("') == 14
 
 
 def test_init_js_uses_only_run_command_forms() -> None:

@@ -154,4 +154,3 @@ def test_totals_shape() -> None:
     assert totals_codec.totals_to_json(totals) == (
         '{"turnCount":1,"iterations":2,"promptTokens":3,"completionTokens":4,"totalTokens":7,"reasoningTokens":5}'
     )
-

@@ -22,7 +22,7 @@ from aimon_mongo.snapshots import (
 from aimon_mongo.vfs import MemoryFileSystem
 
 SNAPSHOT = SessionSnapshot.of_messages(
-    "sess-1", [Message.text(Role.USER, "Hi \"there\" — ok"), Message.text(Role.ASSISTANT, "Hello")], system_prompt=None
+    "sess-1", [Message.text(Role.USER, 'Hi "there" — ok'), Message.text(Role.ASSISTANT, "Hello")], system_prompt=None
 )
 DOC = (
     '{"version":1,"conversationId":"sess-1","systemPrompt":null,"messages":['

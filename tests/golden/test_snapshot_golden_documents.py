@@ -104,9 +104,7 @@ V2_DOC = (
     r'"rewindPoint":{"seq":11,"userInput":{"type":"text","text":"And now?"}}}'
 )
 # version 2 with nothing left out and nothing sealed: no viewState, no manifest, no rewindPoint.
-V2_PLAIN_DOC = (
-    r'{"version":2,"conversationId":"s-plain","systemPrompt":"p","nextSeq":3,"floorSeq":3,"entries":[]}'
-)
+V2_PLAIN_DOC = r'{"version":2,"conversationId":"s-plain","systemPrompt":"p","nextSeq":3,"floorSeq":3,"entries":[]}'
 # version 2 whose view state has no summary span: droppedRanges and elisions are still written.
 V2_DROPPED_ONLY_DOC = (
     r'{"version":2,"conversationId":"s-d","systemPrompt":null,"nextSeq":2,"floorSeq":0,"entries":['

@@ -165,8 +165,18 @@ async def test_encode_failure_is_best_effort_too(make_store: Any, caplog: pytest
         (b"\xff\xfe{}", "Failed to load session snapshot for task t-1: content is not UTF-8"),
     ],
     ids=[
-        "not-json", "not-object", "no-v", "v-2", "v-text", "no-name", "name-number", "no-snapshot",
-        "snapshot-string", "codec-version", "codec-role", "not-utf8",
+        "not-json",
+        "not-object",
+        "no-v",
+        "v-2",
+        "v-text",
+        "no-name",
+        "name-number",
+        "no-snapshot",
+        "snapshot-string",
+        "codec-version",
+        "codec-role",
+        "not-utf8",
     ],
 )
 async def test_unloadable_envelopes_load_as_none_with_the_reference_warning(

@@ -102,9 +102,7 @@ async def test_evict_removes_the_tree_and_the_cursor(make_store: Any) -> None:
     await store.evict("never")
 
 
-async def test_a_failed_append_is_retried_at_the_same_start(
-    make_store: Any, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_a_failed_append_is_retried_at_the_same_start(make_store: Any, caplog: pytest.LogCaptureFixture) -> None:
     _, fs = await make_store("output")
     failing = Failing(raw(fs), set())
     store, _ = await make_store("output", fs=failing)

@@ -58,13 +58,19 @@ async def make_fs(backend: str, request: pytest.FixtureRequest, tmp_path: Path) 
                 clients.append(AsyncMongoClient(request.getfixturevalue("mongo_uri"), **CLIENT_OPTIONS))
             client: AsyncMongoClient[Any] = clients[0]
             raw = AsyncGridFSFileSystem(
-                client, request.getfixturevalue("mongo_db_name"), _bucket(counter), chunk_size or SMALL_CHUNK,
+                client,
+                request.getfixturevalue("mongo_db_name"),
+                _bucket(counter),
+                chunk_size or SMALL_CHUNK,
                 max_file_size,
             )
         else:
             sync_client: MongoClient[Any] = request.getfixturevalue("mongo_client")
             raw = GridFSFileSystem(
-                sync_client, request.getfixturevalue("mongo_db_name"), _bucket(counter), chunk_size or SMALL_CHUNK,
+                sync_client,
+                request.getfixturevalue("mongo_db_name"),
+                _bucket(counter),
+                chunk_size or SMALL_CHUNK,
                 max_file_size,
             )
         fs = raw if flavour == "async" else Threaded(raw)

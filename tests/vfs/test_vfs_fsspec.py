@@ -62,8 +62,9 @@ def test_the_uri_comes_from_the_environment(
         fs.close()
 
 
-def test_the_same_bucket_as_the_vfs(gfs: GridFSFileSystemSpec, mongo_client: MongoClient[Any],
-                                    mongo_db_name: str) -> None:
+def test_the_same_bucket_as_the_vfs(
+    gfs: GridFSFileSystemSpec, mongo_client: MongoClient[Any], mongo_db_name: str
+) -> None:
     with GridFSFileSystem(mongo_client, mongo_db_name) as vfs:
         vfs.write("shared/x.json", b"{}")
         gfs.pipe_file("shared/y.txt", b"y")
@@ -75,8 +76,10 @@ def test_ls_info_created_modified(gfs: GridFSFileSystemSpec) -> None:
     gfs.pipe_file("d/f.json", b"{}")
     gfs.mkdir("d/empty")
     listing = gfs.ls("d", detail=True)
-    assert [(e["name"], e["type"], e["size"]) for e in listing] == [("d/empty", "directory", 0),
-                                                                    ("d/f.json", "file", 2)]
+    assert [(e["name"], e["type"], e["size"]) for e in listing] == [
+        ("d/empty", "directory", 0),
+        ("d/f.json", "file", 2),
+    ]
     assert gfs.ls("d", detail=False) == ["d/empty", "d/f.json"]
     assert gfs.ls("d/f.json", detail=False) == ["d/f.json"]
     info = gfs.info("d/f.json")
@@ -190,8 +193,7 @@ def test_put_and_get_files(gfs: GridFSFileSystemSpec, tmp_path: Path) -> None:
 async def test_async_use_with_a_borrowed_client(mongo_uri: str, mongo_db_name: str) -> None:
     client: AsyncMongoClient[Any] = AsyncMongoClient(mongo_uri, **CLIENT_OPTIONS)
     try:
-        gfs = GridFSFileSystemSpec(client=client, database=mongo_db_name, asynchronous=True,
-                                   skip_instance_cache=True)
+        gfs = GridFSFileSystemSpec(client=client, database=mongo_db_name, asynchronous=True, skip_instance_cache=True)
         await gfs._pipe_file("async/a.txt", b"async")
         assert await gfs._cat_file("async/a.txt") == b"async"
         assert await gfs._ls("async", detail=False) == ["async/a.txt"]

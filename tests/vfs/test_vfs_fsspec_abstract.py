@@ -83,6 +83,9 @@ def test_every_abstract_class_fsspec_ships_is_run() -> None:
     import fsspec.tests.abstract as abstract
 
     shipped = {name for name in dir(abstract) if name.startswith("Abstract") and name.endswith("Tests")}
-    ours: set[Any] = {base.__name__ for cls in (TestGridFSCopy, TestGridFSGet, TestGridFSPut, TestGridFSOpen,
-                                                 TestGridFSPipe) for base in cls.__bases__}
+    ours: set[Any] = {
+        base.__name__
+        for cls in (TestGridFSCopy, TestGridFSGet, TestGridFSPut, TestGridFSOpen, TestGridFSPipe)
+        for base in cls.__bases__
+    }
     assert shipped <= ours, shipped - ours

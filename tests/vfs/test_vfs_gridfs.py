@@ -101,9 +101,7 @@ async def test_a_refused_upload_leaves_no_chunks(mongo_client: MongoClient[Any],
         assert fs.fsck().clean
 
 
-async def test_an_overwrite_wins_over_a_predecessor_stamped_by_a_fast_clock(
-    gfs: Any, mongo_db: Database[Any]
-) -> None:
+async def test_an_overwrite_wins_over_a_predecessor_stamped_by_a_fast_clock(gfs: Any, mongo_db: Database[Any]) -> None:
     await gfs.write("skew.txt", b"before")
     future = datetime.now(UTC) + timedelta(hours=1)
     mongo_db["fs.files"].update_one({"filename": "skew.txt"}, {"$set": {"uploadDate": future}})
@@ -166,8 +164,11 @@ async def test_fsck_finds_and_repairs_planted_damage(gfs: Any, mongo_db: Databas
     old = ObjectId.from_datetime(datetime.now(UTC) - timedelta(days=2))
     fresh = ObjectId()  # an upload in flight: its chunks have no file document yet
     mongo_db["fs.chunks"].insert_many(
-        [{"files_id": old, "n": 0, "data": b"orphan"}, {"files_id": old, "n": 1, "data": b"orphan"},
-         {"files_id": fresh, "n": 0, "data": b"in flight"}]
+        [
+            {"files_id": old, "n": 0, "data": b"orphan"},
+            {"files_id": old, "n": 1, "data": b"orphan"},
+            {"files_id": fresh, "n": 0, "data": b"in flight"},
+        ]
     )
     marker = mongo_db["fs.files"].find_one({"filename": "dup/"})
     twin = {**marker, "_id": ObjectId(), "uploadDate": marker["uploadDate"] + timedelta(seconds=1)}

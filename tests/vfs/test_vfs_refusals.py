@@ -56,8 +56,17 @@ OPERATIONS: dict[str, Callable[[Any, str], Awaitable[Any]]] = {
     "usage": lambda fs, p: fs.usage(p),
 }
 
-FILE_OPERATIONS = ["write", "read", "read_text", "open_input", "open_output", "copy_source", "copy_destination",
-                   "move_source", "move_destination"]
+FILE_OPERATIONS = [
+    "write",
+    "read",
+    "read_text",
+    "open_input",
+    "open_output",
+    "copy_source",
+    "copy_destination",
+    "move_source",
+    "move_destination",
+]
 
 
 @pytest.mark.parametrize("operation", sorted(OPERATIONS))

@@ -66,17 +66,13 @@ class AsyncMongoSessionLeaseStore:
         require_lease(lease)
         require_positive(ttl, "ttl")
         with failures(SessionLeaseError, f"lease extend of session {lease.session_id!r}"):
-            result = await self._locks.update_one(
-                _matching(lease), [{"$set": {n.F_LEASE_EXPIRES_AT: now_plus(ttl)}}]
-            )
+            result = await self._locks.update_one(_matching(lease), [{"$set": {n.F_LEASE_EXPIRES_AT: now_plus(ttl)}}])
         return result.matched_count == 1
 
     async def release(self, lease: Lease) -> None:
         require_lease(lease)
         try:
-            await self._locks.update_one(
-                _matching(lease), [{"$set": {n.F_HOLDER_ID: None, n.F_LEASE_EXPIRES_AT: NOW}}]
-            )
+            await self._locks.update_one(_matching(lease), [{"$set": {n.F_HOLDER_ID: None, n.F_LEASE_EXPIRES_AT: NOW}}])
         except PyMongoError as exc:
             log.warning("best-effort release of session %s failed: %s", lease.session_id, type(exc).__name__)
 

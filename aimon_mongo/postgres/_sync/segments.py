@@ -34,8 +34,7 @@ _DELETE_ALL = fenced(
 _GET = f"SELECT {SEGMENT_COLUMNS} FROM {{segment}} WHERE session_id = %s AND segment_id = %s"
 _LIST = "SELECT segment_id, created_at FROM {segment} WHERE session_id = %s ORDER BY created_at, segment_id"
 _SCAN = (
-    "SELECT DISTINCT session_id FROM {segment} WHERE created_at < %s AND session_id > %s "
-    "ORDER BY session_id LIMIT %s"
+    "SELECT DISTINCT session_id FROM {segment} WHERE created_at < %s AND session_id > %s ORDER BY session_id LIMIT %s"
 )
 
 
@@ -96,4 +95,3 @@ class PostgresSessionLogSegmentStore:
             cur = conn.execute(self._scan, [created_before, cursor or "", limit])
             ids = tuple(row[0] for row in cur.fetchall())
         return SegmentScanPage(session_ids=ids, next_cursor=ids[-1] if len(ids) == limit else None)
-

@@ -198,9 +198,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         self._schema_ready = False
 
     def _guard(self, action: str, path: str | None) -> AbstractContextManager[None]:
-        return backend_errors(
-            self._store.store_errors, action, path, self.backend_type, self._store.unavailable_errors
-        )
+        return backend_errors(self._store.store_errors, action, path, self.backend_type, self._store.unavailable_errors)
 
     async def _initialize(self) -> None:
         with self._guard("Failed to initialize filesystem", None):
@@ -351,9 +349,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         finally:
             await winners.aclose()
 
-    async def _candidates(
-        self, root: str, pattern: CompiledGlob | None
-    ) -> AsyncGenerator[tuple[FileInfo, Any], None]:
+    async def _candidates(self, root: str, pattern: CompiledGlob | None) -> AsyncGenerator[tuple[FileInfo, Any], None]:
         """Only the names under the pattern's literal prefix: one range scan of the filename index (the
         directory itself is checked only when the scan finds nothing)."""
         prefix = dir_prefix(root)

@@ -25,6 +25,5 @@ class MemoryCluster(ClusterBase):
         return MemorySessionBackends(node_id, self.storage, clock)
 
 
-
 register_cluster("memory-sync", lambda request: MemoryCluster(is_async=False))
 register_cluster("memory-async", lambda request: MemoryCluster(is_async=True))

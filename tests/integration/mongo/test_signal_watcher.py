@@ -51,9 +51,7 @@ def test_polling_watcher_continues_after_a_disconnect(
         f"mongodb://127.0.0.1:{proxy.port}/?directConnection=true", serverSelectionTimeoutMS=500, tz_aware=True
     )
     publisher = MongoSessionSignalBus(mongo_client[mongo_db_name]["conversation_signals"], "node-a")
-    subscriber = MongoSessionSignalBus(
-        cut_client[mongo_db_name]["conversation_signals"], "node-b", retry_backoff=0.2
-    )
+    subscriber = MongoSessionSignalBus(cut_client[mongo_db_name]["conversation_signals"], "node-b", retry_backoff=0.2)
     session = f"s-{uuid.uuid4().hex[:8]}"
     received: list[Any] = []
     try:

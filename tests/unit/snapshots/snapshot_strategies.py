@@ -44,9 +44,7 @@ from aimon_mongo.snapshots import (
 texts = st.text(max_size=12)
 optional_texts = st.none() | texts
 ids = st.text(min_size=1, max_size=8).filter(str.strip)
-json_scalars = (
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | texts
-)
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | texts
 json_values: st.SearchStrategy[Any] = st.recursive(
     json_scalars,
     lambda children: st.lists(children, max_size=3) | st.dictionaries(texts, children, max_size=3),
@@ -98,8 +96,7 @@ user_inputs: st.SearchStrategy[UserInput] = st.recursive(
 )
 submit_options = st.just(SubmitOptions.empty()) | st.builds(
     SubmitOptions,
-    principal=st.none()
-    | st.builds(Principal, type=st.sampled_from(PrincipalType), id=ids, display_name=texts),
+    principal=st.none() | st.builds(Principal, type=st.sampled_from(PrincipalType), id=ids, display_name=texts),
     system_prompt_variables=st.dictionaries(texts, json_values, max_size=2),
     execution_attributes=st.dictionaries(texts, json_values, max_size=2),
     llm_call_metadata=st.none()
@@ -123,9 +120,7 @@ def v1_snapshots(draw: st.DrawFn) -> SessionSnapshot:
     point = None
     if draw(st.booleans()):
         point = draw(rewind_points(draw(st.integers(0, len(history)))))
-    return SessionSnapshot.of_messages(
-        draw(ids), history, system_prompt=draw(optional_texts), rewind_point=point
-    )
+    return SessionSnapshot.of_messages(draw(ids), history, system_prompt=draw(optional_texts), rewind_point=point)
 
 
 @st.composite
@@ -166,15 +161,9 @@ def v2_snapshots(draw: st.DrawFn) -> SessionSnapshot:
         for _ in range(draw(st.integers(0, 2))):
             start = draw(st.integers(floor, nxt - 1))
             dropped.append(SeqRange(from_seq=start, to_seq=draw(st.integers(start + 1, nxt))))
-        elisions = draw(
-            st.lists(st.builds(Elision, seq=st.integers(floor, nxt - 1), placeholder=texts), max_size=2)
-        )
-    seqs = sorted(
-        s for s in draw(st.sets(st.integers(floor, max(floor, nxt - 1)))) if s < nxt and s not in sealed
-    )
-    entries = tuple(
-        LogEntry(seq=s, origin=draw(st.sampled_from(LogOrigin)), message=draw(messages)) for s in seqs
-    )
+        elisions = draw(st.lists(st.builds(Elision, seq=st.integers(floor, nxt - 1), placeholder=texts), max_size=2))
+    seqs = sorted(s for s in draw(st.sets(st.integers(floor, max(floor, nxt - 1)))) if s < nxt and s not in sealed)
+    entries = tuple(LogEntry(seq=s, origin=draw(st.sampled_from(LogOrigin)), message=draw(messages)) for s in seqs)
     point = None
     if draw(st.booleans()):
         seq = draw(st.integers(floor, nxt).filter(lambda s: not (sealed.start < s < sealed.stop)))

@@ -96,9 +96,7 @@ def _v2() -> dict[str, Any]:
             "droppedRanges": [{"fromSeq": 5, "toSeq": 6}],
             "elisions": [{"seq": 4, "placeholder": "[x]"}],
         },
-        "manifest": [
-            {"fromSeq": 1, "toSeq": 3, "segmentId": "seg", "contentHash": "sha256:00", "entryCount": 2}
-        ],
+        "manifest": [{"fromSeq": 1, "toSeq": 3, "segmentId": "seg", "contentHash": "sha256:00", "entryCount": 2}],
         "rewindPoint": {"seq": 4, "userInput": {"type": "text", "text": "again"}},
     }
 
@@ -197,18 +195,12 @@ REFUSED = [
     Case("result-content-missing", 1, (*M, 2, "toolResults", 0, "content"), DELETE, missing_text("content")),
     Case("result-content-object", 1, (*M, 2, "toolResults", 0, "content"), {"a": 1}, missing_text("content")),
     Case("artifact-path-missing", 1, (*M, 2, "artifacts", 0, "path"), DELETE, missing_text("path")),
-    Case(
-        "artifact-fileName-missing", 1, (*M, 2, "artifacts", 0, "fileName"), DELETE, missing_text("fileName")
-    ),
-    Case(
-        "reasoning-provider-missing", 1, (*M, 1, "reasoning", 0, "provider"), DELETE, missing_text("provider")
-    ),
+    Case("artifact-fileName-missing", 1, (*M, 2, "artifacts", 0, "fileName"), DELETE, missing_text("fileName")),
+    Case("reasoning-provider-missing", 1, (*M, 1, "reasoning", 0, "provider"), DELETE, missing_text("provider")),
     Case("reasoning-payload-missing", 1, (*M, 1, "reasoning", 0, "payload"), DELETE, missing_text("payload")),
     Case("origin-missing", 2, (*E, 0, "origin"), DELETE, missing_text("origin")),
     Case("manifest-segmentId-missing", 2, ("manifest", 0, "segmentId"), DELETE, missing_text("segmentId")),
-    Case(
-        "manifest-contentHash-missing", 2, ("manifest", 0, "contentHash"), DELETE, missing_text("contentHash")
-    ),
+    Case("manifest-contentHash-missing", 2, ("manifest", 0, "contentHash"), DELETE, missing_text("contentHash")),
     Case("span-summaryText-missing", 2, (*SPAN, "summaryText"), DELETE, missing_text("summaryText")),
     Case("span-boundaryId-missing", 2, (*SPAN, "boundaryId"), DELETE, missing_text("boundaryId")),
     Case("span-trigger-missing", 2, (*SPAN, "trigger"), DELETE, missing_text("trigger")),

@@ -50,9 +50,7 @@ def _base() -> dict[str, Any]:
             "droppedRanges": [],
             "elisions": [],
         },
-        "manifest": [
-            {"fromSeq": 1, "toSeq": 4, "segmentId": "g1", "contentHash": "sha256:0", "entryCount": 2}
-        ],
+        "manifest": [{"fromSeq": 1, "toSeq": 4, "segmentId": "g1", "contentHash": "sha256:0", "entryCount": 2}],
         "rewindPoint": {"seq": 7, "userInput": {"type": "text", "text": "x"}},
     }
 
@@ -140,9 +138,7 @@ INCONSISTENT = [
     ),
     (
         "manifest-past-next",
-        _with(
-            nextSeq=10, droppedRanges=[{"fromSeq": 8, "toSeq": 10}], manifest=[_line(1, 4, 2), _line(8, 11)]
-        ),
+        _with(nextSeq=10, droppedRanges=[{"fromSeq": 8, "toSeq": 10}], manifest=[_line(1, 4, 2), _line(8, 11)]),
         "manifest range [8, 11) overlaps another or lies outside [floorSeq=1, nextSeq=10)",
     ),
     (
@@ -229,9 +225,7 @@ def _state(**fields: Any) -> dict[str, Any]:
 MODEL_CASES = [
     (
         "view-state-needs-v2",
-        _state(
-            format=SessionLogFormat.V1, view_state=ViewState(dropped_ranges=(SeqRange(from_seq=1, to_seq=2),))
-        ),
+        _state(format=SessionLogFormat.V1, view_state=ViewState(dropped_ranges=(SeqRange(from_seq=1, to_seq=2),))),
         "a view state can only be carried by a version-2 log, got V1",
     ),
     (
@@ -276,8 +270,6 @@ def test_component_models_refuse_their_own_bounds() -> None:
     with pytest.raises(ValidationError, match="toSeq \\(3\\) must be greater than fromSeq \\(3\\)"):
         SeqRange(from_seq=3, to_seq=3)
     with pytest.raises(ValidationError, match="cannot be negative"):
-        SummarySpan(
-            from_seq=0, to_seq=1, summary_text="", boundary_id="b", trigger="t", messages_summarized=-1
-        )
+        SummarySpan(from_seq=0, to_seq=1, summary_text="", boundary_id="b", trigger="t", messages_summarized=-1)
     with pytest.raises(ValidationError, match="entryCount 3 does not fit range \\[0, 2\\)"):
         ManifestEntry(from_seq=0, to_seq=2, segment_id="g", content_hash="h", entry_count=3)

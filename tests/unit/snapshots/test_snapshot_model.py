@@ -144,9 +144,7 @@ def test_codec_refuses_wrong_arguments() -> None:
 def test_encode_refuses_nan_in_tool_input() -> None:
     message = Message(role=Role.ASSISTANT, tool_uses=(ToolUse(id="t", name="n", input={"x": float("nan")}),))
     snapshot = SessionSnapshot.of_messages("s", [message])
-    with pytest.raises(
-        SnapshotCodecError, match="Failed to encode session snapshot: a number is NaN or infinite"
-    ):
+    with pytest.raises(SnapshotCodecError, match="Failed to encode session snapshot: a number is NaN or infinite"):
         JsonSessionSnapshotCodec().encode(snapshot)
 
 

@@ -108,9 +108,7 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 @SETTINGS
 @given(st.one_of(v1_snapshots(), v2_snapshots()), st.data())
-def test_right_keys_with_wrong_values_are_decoded_or_refused(
-    snapshot: SessionSnapshot, data: st.DataObject
-) -> None:
+def test_right_keys_with_wrong_values_are_decoded_or_refused(snapshot: SessionSnapshot, data: st.DataObject) -> None:
     doc = json.loads(V1.encode(snapshot))
     for _ in range(data.draw(st.integers(1, 3))):
         paths = _paths(doc)
@@ -165,11 +163,7 @@ def test_a_deeply_nested_rewind_input_drops_the_rewind_point() -> None:
     deep = '{"type":"text","text":"x"}'
     for _ in range(40):
         deep = '{"type":"multimodal","inputs":[' + deep + "]}"
-    doc = (
-        '{"version":1,"conversationId":"s","messages":[],"rewindPoint":{"messageCount":0,"userInput":'
-        + deep
-        + "}}"
-    )
+    doc = '{"version":1,"conversationId":"s","messages":[],"rewindPoint":{"messageCount":0,"userInput":' + deep + "}}"
     assert V1.decode(doc).rewind_point is None
 
 

@@ -83,9 +83,7 @@ SNAPSHOT = SessionSnapshot(
         ),
         elisions=(Elision(seq=5, placeholder="[pruned]"),),
     ),
-    manifest=(
-        ManifestEntry(from_seq=0, to_seq=3, segment_id="seg-1", content_hash="sha256:ab", entry_count=2),
-    ),
+    manifest=(ManifestEntry(from_seq=0, to_seq=3, segment_id="seg-1", content_hash="sha256:ab", entry_count=2),),
     rewind_point=RewindPoint(
         seq=6,
         user_input=TextInput(text="go on"),

@@ -142,9 +142,7 @@ def test_numbers_too_long_to_convert_read_as_absent() -> None:
 @settings(deadline=None)
 @given(
     json_values
-    | st.fixed_dictionaries(
-        {"version": st.just(1) | json_values}, optional=dict.fromkeys(KEYS[1:], json_values)
-    )
+    | st.fixed_dictionaries({"version": st.just(1) | json_values}, optional=dict.fromkeys(KEYS[1:], json_values))
 )
 def test_fuzzed_documents_decode_or_refuse(value: object) -> None:
     try:
