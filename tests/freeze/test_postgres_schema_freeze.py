@@ -112,10 +112,10 @@ def test_v1_index_statements_in_order() -> None:
 def test_conversation_id_and_context_id_columns() -> None:
     tables = [s for s in _statements(_sql("V1__init.sql")) if s.startswith("create table")]
     with_conversation_id = [
-        re.match(r"create table if not exists (\w+)", s)[1]
+        re.match(r"create table if not exists (\w+)", s)[1]  # type: ignore[index]
         for s in tables
         if "(conversation_id " in s or ",conversation_id " in s
-    ]  # type: ignore[index]  # noqa: E501
+    ]
     assert with_conversation_id == [
         "conversation_lock",
         "conversation_lock_fence",
