@@ -80,7 +80,7 @@ ensureCollection("session_fences");
 // LangGraph checkpoint saver (aimon_mongo.langgraph): checkpoints with their pending writes and the values
 // they introduced, per-thread fences and retention, and the GridFS bucket of large values.
 ensureCollection("langgraph_checkpoints");
-ensureIndex("langgraph_checkpoints", { thread_id: 1, checkpoint_ns: 1, checkpoint_id: -1 }, { name: "by_thread_ns_checkpoint", unique: true });
+ensureIndex("langgraph_checkpoints", { thread_id: 1, checkpoint_ns: 1, checkpoint_id: -1 }, { name: "by_thread_ns_checkpoint" });
 ensureIndex("langgraph_checkpoints", { thread_id: 1, checkpoint_ns: 1, "values.key": 1 }, { name: "by_thread_ns_value_key" });
 ensureIndex("langgraph_checkpoints", { run_id: 1 }, { name: "by_run_id", partialFilterExpression: { run_id: { $exists: true } } });
 ensureCollection("langgraph_threads");
