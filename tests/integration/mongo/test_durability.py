@@ -42,13 +42,22 @@ def test_protocol_writes_and_reads_carry_majority_on_a_w1_database(
         bundle.records.merge_transcript("s-1", "t", lease.fencing_token)
         assert bundle.leases.find_holder("s-1") is not None
         assert len(bundle.inbox.collect("s-1").messages) == 1
-    writes = [c for c in seen.commands if c.name in ("update", "findAndModify", "insert", "delete")]
+    # Inside a transaction (the batched collect) a statement carries no concern of its own: the first one
+    # carries the transaction's read concern and the commit its write concern.
+    in_txn = [c for c in seen.commands if c.command.get("autocommit") is False]
+    alone = [c for c in seen.commands if c.command.get("autocommit") is not False]
+    writes = [c for c in alone if c.name in ("update", "findAndModify", "insert", "delete")]
     assert writes and all(c.command.get("writeConcern") == {"w": "majority"} for c in writes), [
         (c.name, c.command.get("writeConcern")) for c in writes
     ]
-    written = {c.collection for c in writes}
+    commits = [c for c in in_txn if c.name == "commitTransaction"]
+    assert all(c.command.get("writeConcern") == {"w": "majority"} for c in commits), commits
+    starts = [c for c in in_txn if c.command.get("startTransaction")]
+    assert all(c.command.get("readConcern") == {"level": "majority"} for c in starts), starts
+    assert len(starts) == len(commits) and bool(commits) == bool(bundle.inbox.collects_in_transactions)
+    written = {c.collection for c in writes + [c for c in in_txn if c.name == "delete"]}
     assert {"conversation_locks", "session_fences", "session_records", "conversation_inbox"} <= written
-    reads = [c for c in seen.commands if c.name == "find"]
+    reads = [c for c in alone if c.name == "find"]
     assert reads and all(c.command.get("readConcern") == {"level": "majority"} for c in reads)
     bundle.close()
 
