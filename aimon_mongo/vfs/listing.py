@@ -173,8 +173,9 @@ def children_of(prefix: str, sorted_names: Iterable[str]) -> list[Child]:
             continue
         rest = name[len(prefix) :]
         segment, slash, _ = rest.partition(SEPARATOR)
-        if segment and segment not in out:
-            out[prefix + segment] = Child(prefix + segment, bool(slash))
+        path = prefix + segment
+        if segment and path not in out:  # a legacy bucket's file "x" and directory "x/": the first (the file)
+            out[path] = Child(path, bool(slash))
     return list(out.values())
 
 
