@@ -117,6 +117,14 @@ def _wrap(method: Callable[..., Any], capability: str, operation: str, rule: Rul
     duration = instruments.duration
     attach, detach, in_context = instruments.attach, instruments.detach, instruments.in_context
 
+    def begin(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Call, float, Any, Any]:
+        call = Call(instruments, args, kwargs)
+        started = time.perf_counter()
+        span = tracer.start_span(span_name)
+        # the span becomes the current one only when it records (no SDK: no context switch to pay for)
+        token = attach(in_context(span)) if span.is_recording() else None
+        return call, started, span, token
+
     def finish(span: Any, call: Call, started: float, token: Any) -> None:
         try:
             try:
@@ -140,11 +148,7 @@ def _wrap(method: Callable[..., Any], capability: str, operation: str, rule: Rul
 
         @functools.wraps(method)
         async def run_async(*args: Any, **kwargs: Any) -> Any:
-            call = Call(instruments, args, kwargs)
-            started = time.perf_counter()
-            span = tracer.start_span(span_name)
-            # the span becomes the current one only when it records (no SDK: no context switch to pay for)
-            token = attach(in_context(span)) if span.is_recording() else None
+            call, started, span, token = begin(args, kwargs)
             try:
                 call.result = await method(*args, **kwargs)
                 return call.result
@@ -158,10 +162,7 @@ def _wrap(method: Callable[..., Any], capability: str, operation: str, rule: Rul
 
     @functools.wraps(method)
     def run(*args: Any, **kwargs: Any) -> Any:
-        call = Call(instruments, args, kwargs)
-        started = time.perf_counter()
-        span = tracer.start_span(span_name)
-        token = attach(in_context(span)) if span.is_recording() else None
+        call, started, span, token = begin(args, kwargs)
         try:
             call.result = method(*args, **kwargs)
             return call.result

@@ -17,6 +17,7 @@ import typing
 
 import aimon_mongo.stored
 from aimon_mongo import names
+from tests.helpers import JSON_ENVELOPE_KEYS
 
 DECLARED_KEYS: dict[str, tuple[str, ...]] = {
     "_common.Principal": ("type", "id", "displayName"),
@@ -93,20 +94,7 @@ DECLARED_KEYS: dict[str, tuple[str, ...]] = {
         "last_touched_at",
         "expires_at",
     ),
-    "inbox.InboxEnvelopeJson": (
-        "conversationId",
-        "agentRef",
-        "userInput",
-        "userInputEncoded",
-        "priority",
-        "turnId",
-        "contextDiscriminator",
-        "idempotencyKey",
-        "initiator",
-        "deliveredAt",
-        "metadata",
-        "submitOptions",
-    ),
+    "inbox.InboxEnvelopeJson": JSON_ENVELOPE_KEYS,  # the literal tuple in tests/helpers.py
     "inbox.RedisInboxStreamEntry": ("p",),
     "inbox.PostgresInboxRow": ("id", "conversation_id", "agent_ref", "priority", "payload", "delivered_at"),
     "inbox.MongoInboxPayload": (
