@@ -144,9 +144,10 @@ class Latency:
             self._got.notify_all()
 
     def one(self, marker: int, timeout: float = 30.0) -> float:
-        """Seconds from ``publish`` returning to the handler running."""
-        self.publisher.signals.publish(event(self.session, self.publisher.node_id, marker))
+        """Seconds from calling ``publish`` to the handler running (measured from the call, not its return:
+        the listener may hear the doorbell before the publisher has read the reply of its ``pg_notify``)."""
         sent = time.perf_counter()
+        self.publisher.signals.publish(event(self.session, self.publisher.node_id, marker))
         with self._got:
             if not self._got.wait_for(lambda: marker in self.arrived, timeout):
                 raise SystemExit(f"signal {marker} did not arrive within {timeout:.0f} s")
