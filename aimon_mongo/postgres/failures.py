@@ -8,6 +8,7 @@ text, which names objects and constraints but never parameter values.
 
 from __future__ import annotations
 
+from types import TracebackType
 from typing import Any
 
 import psycopg
@@ -47,6 +48,33 @@ def translate(exc: psycopg.Error, family: type[AimonStorageError], where: str) -
     if is_unavailable(exc):
         return BackendUnavailable(f"PostgreSQL at {where} is not reachable: {reason}")
     return family(f"PostgreSQL at {where} failed: {reason}")
+
+
+class translated:
+    """Run a block of PostgreSQL calls, re-raising psycopg failures as ``family`` / ``BackendUnavailable``
+    (the translator a service wraps around each driver call; see :mod:`aimon_mongo.services`). ``action``
+    names the operation (ids, never values). Errors of our own families pass through unchanged. A plain
+    class rather than ``@contextmanager``: it wraps every store call."""
+
+    __slots__ = ("_action", "_endpoint", "_family")
+
+    def __init__(self, family: type[AimonStorageError], endpoint: str, action: str) -> None:
+        self._family = family
+        self._endpoint = endpoint
+        self._action = action
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if exc is None or not isinstance(exc, psycopg.Error):
+            return  # nothing to translate; never swallows
+        reason = _reason(exc)
+        if is_unavailable(exc):
+            raise BackendUnavailable(
+                f"PostgreSQL at {self._endpoint} is not reachable ({self._action}): {reason}"
+            ) from exc
+        raise self._family(f"PostgreSQL {self._action} failed at {self._endpoint}: {reason}") from exc
 
 
 def _reason(exc: psycopg.Error) -> str:

@@ -7,15 +7,13 @@ from typing import TYPE_CHECKING
 from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo._async.ports import AsyncSessionBackends
 from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.memory._async.idempotency import AsyncMemoryIdempotencyStore
+from aimon_mongo.memory._async.inbox import AsyncMemorySessionInbox
+from aimon_mongo.memory._async.leases import AsyncMemorySessionLeaseStore
+from aimon_mongo.memory._async.records import AsyncMemorySessionRecordStore
+from aimon_mongo.memory._async.segments import AsyncMemorySessionLogSegmentStore
 from aimon_mongo.memory._async.signals import AsyncMemorySessionSignalBus
-from aimon_mongo.memory._async.stores import (
-    AsyncMemoryBackgroundTaskStore,
-    AsyncMemoryIdempotencyStore,
-    AsyncMemorySessionInbox,
-    AsyncMemorySessionLeaseStore,
-    AsyncMemorySessionLogSegmentStore,
-    AsyncMemorySessionRecordStore,
-)
+from aimon_mongo.memory._async.tasks import AsyncMemoryBackgroundTaskStore
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.validate import require_id
 

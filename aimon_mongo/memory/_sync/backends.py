@@ -8,15 +8,13 @@ from typing import TYPE_CHECKING
 from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo._sync.ports import SessionBackends
 from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.memory._sync.idempotency import MemoryIdempotencyStore
+from aimon_mongo.memory._sync.inbox import MemorySessionInbox
+from aimon_mongo.memory._sync.leases import MemorySessionLeaseStore
+from aimon_mongo.memory._sync.records import MemorySessionRecordStore
+from aimon_mongo.memory._sync.segments import MemorySessionLogSegmentStore
 from aimon_mongo.memory._sync.signals import MemorySessionSignalBus
-from aimon_mongo.memory._sync.stores import (
-    MemoryBackgroundTaskStore,
-    MemoryIdempotencyStore,
-    MemorySessionInbox,
-    MemorySessionLeaseStore,
-    MemorySessionLogSegmentStore,
-    MemorySessionRecordStore,
-)
+from aimon_mongo.memory._sync.tasks import MemoryBackgroundTaskStore
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.validate import require_id
 

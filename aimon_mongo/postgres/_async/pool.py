@@ -11,7 +11,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from aimon_mongo._async_runtime import Lock
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
-from aimon_mongo.postgres.failures import endpoint, translate
+from aimon_mongo.postgres.failures import endpoint, translate, translated
 
 Conn = psycopg.AsyncConnection[Any]
 FirstUse = Callable[[Conn], Awaitable[None]]  # sync: FirstUse = Callable[[Conn], None]
@@ -118,9 +118,17 @@ class AsyncPgPool:
                 self._pool = pool
             return self._pool
 
+    def failures(self, family: type[AimonStorageError], action: str) -> translated:
+        """The translator a service wraps around a driver call (:mod:`aimon_mongo.services`): psycopg
+        failures inside the block become ``family`` or :class:`BackendUnavailable` naming ``action``."""
+        return translated(family, self.endpoint, action)
+
     @asynccontextmanager
-    async def connection(self, family: type[AimonStorageError]) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-        """A pooled connection; psycopg failures inside the block are translated for ``family``."""
+    async def connection(
+        self, family: type[AimonStorageError] | None = None
+    ) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A pooled connection; psycopg failures inside the block are translated for ``family``, or left to
+        the caller's :meth:`failures` block when ``family`` is ``None`` (a driver under a service)."""
         pool = self._pool if self._pool is not None and not self._closed else await self._opened()
         try:
             async with pool.connection() as conn:
@@ -129,6 +137,8 @@ class AsyncPgPool:
                     self._first_use = None
                 yield conn
         except psycopg.Error as exc:
+            if family is None:
+                raise
             raise translate(exc, family, self.endpoint) from exc
 
     async def dedicated(self, family: type[AimonStorageError]) -> psycopg.AsyncConnection[Any]:

@@ -12,7 +12,7 @@ from psycopg_pool import ConnectionPool
 
 from aimon_mongo._sync_runtime import Lock
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
-from aimon_mongo.postgres.failures import endpoint, translate
+from aimon_mongo.postgres.failures import endpoint, translate, translated
 
 Conn = psycopg.Connection[Any]
 FirstUse = Callable[[Conn], None]
@@ -119,9 +119,17 @@ class PgPool:
                 self._pool = pool
             return self._pool
 
+    def failures(self, family: type[AimonStorageError], action: str) -> translated:
+        """The translator a service wraps around a driver call (:mod:`aimon_mongo.services`): psycopg
+        failures inside the block become ``family`` or :class:`BackendUnavailable` naming ``action``."""
+        return translated(family, self.endpoint, action)
+
     @contextmanager
-    def connection(self, family: type[AimonStorageError]) -> Iterator[psycopg.Connection[Any]]:
-        """A pooled connection; psycopg failures inside the block are translated for ``family``."""
+    def connection(
+        self, family: type[AimonStorageError] | None = None
+    ) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection; psycopg failures inside the block are translated for ``family``, or left to
+        the caller's :meth:`failures` block when ``family`` is ``None`` (a driver under a service)."""
         pool = self._pool if self._pool is not None and not self._closed else self._opened()
         try:
             with pool.connection() as conn:
@@ -130,6 +138,8 @@ class PgPool:
                     self._first_use = None
                 yield conn
         except psycopg.Error as exc:
+            if family is None:
+                raise
             raise translate(exc, family, self.endpoint) from exc
 
     def dedicated(self, family: type[AimonStorageError]) -> psycopg.Connection[Any]:

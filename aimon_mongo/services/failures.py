@@ -1,0 +1,40 @@
+"""How a service names the failure of a driver call.
+
+A service wraps every driver call in ``with driver.failures(Family, "what it was doing"):``. Each backend
+supplies that one translator (MongoDB :class:`aimon_mongo.mongo.failures.failures`, Redis
+``AsyncRedisIO.guard``, PostgreSQL ``AsyncPgPool.failures``, memory :class:`no_failures`): its own
+driver's errors become :class:`~aimon_mongo.errors.BackendUnavailable` (the store is not there) or the
+capability's family the service names; errors of our own families pass through unchanged. So the error
+family and the words of every message are policy, written once in the service, and the knowledge of
+which driver exception means what stays in the backend.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from types import TracebackType
+from typing import Protocol
+
+from aimon_mongo.errors import AimonStorageError
+
+
+class Failures(Protocol):
+    """A backend's translator: ``failures(family, action)`` is a context manager (see the module text)."""
+
+    def __call__(self, family: type[AimonStorageError], action: str) -> AbstractContextManager[None]: ...
+
+
+class no_failures:  # lower case: used like a function, ``with no_failures(Family, "what"):``
+    """The translator of a store whose primitives cannot fail (the in-memory backend): lets everything
+    through unchanged."""
+
+    __slots__ = ()
+
+    def __init__(self, family: type[AimonStorageError], action: str) -> None:
+        del family, action
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        return None
