@@ -31,6 +31,17 @@ __all__ = ["DEFAULT_DONE_TTL", "AsyncPostgresIdempotencyDriver", "AsyncPostgresI
 Row = Sequence[Any]
 
 _COLUMNS = "key, conversation_id, input_hash, status, holder_id, result_blob, created_at, last_touched_at"
+# the entry codec's field names of _COLUMNS, in that order
+_FIELDS = (
+    n.IDEM_KEY,
+    n.IDEM_CONVERSATION_ID,
+    n.IDEM_INPUT_HASH,
+    n.IDEM_STATUS,
+    n.IDEM_HOLDER_ID,
+    n.IDEM_RESULT,
+    n.IDEM_CREATED_AT,
+    n.IDEM_LAST_TOUCHED_AT,
+)
 _IN_FLIGHT = f"'{IdempotencyStatus.IN_FLIGHT.value}'"
 _DONE = f"'{IdempotencyStatus.DONE.value}'"
 
@@ -80,18 +91,7 @@ class AsyncPostgresIdempotencyDriver:
 
     def decode(self, raw: Row) -> IdempotencyEntry:
         """A row selected as ``_COLUMNS``, read with the shared entry codec (columns → its field names)."""
-        key, session_id, input_hash, status, holder_id, result, created_at, last_touched_at = raw
-        fields = {
-            n.IDEM_KEY: key,
-            n.IDEM_CONVERSATION_ID: session_id,
-            n.IDEM_INPUT_HASH: input_hash,
-            n.IDEM_STATUS: status,
-            n.IDEM_HOLDER_ID: holder_id,
-            n.IDEM_RESULT: result,
-            n.IDEM_CREATED_AT: created_at,
-            n.IDEM_LAST_TOUCHED_AT: last_touched_at,
-        }
-        return decode_entry(fields, n.IDEM_KEY)
+        return decode_entry(dict(zip(_FIELDS, raw, strict=True)), n.IDEM_KEY)
 
     async def put(self, entry: IdempotencyEntry, ttl: timedelta) -> tuple[bool, Row | None]:
         result = None if entry.result is None else compact_json(encode_result(entry.result))
