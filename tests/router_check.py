@@ -36,7 +36,7 @@ SCATTER_ALLOWED = frozenset(
     {
         "MongoSessionRecordStore.list_session_ids",  # operator listing, pages of SCAN_PAGE by _id
         "MongoBackgroundTaskStore.list",  # operator listing, pages of SCAN_PAGE by _id
-        "MongoIdempotencyStore.find_stale_in_flight",  # recovery sweep, `limit` per call
+        "MongoIdempotencyDriver.stale_candidates",  # recovery sweep (find_stale_in_flight), `limit` per call
         "MongoSessionLogSegmentStore.scan_sessions",  # GC sweep, `limit` per page
     }
 )

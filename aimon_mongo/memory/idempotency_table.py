@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from aimon_mongo.clock import Clock
-from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, PutOutcome, PutResult, TurnResult
+from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
+from aimon_mongo.services._async.idempotency import DEFAULT_DONE_TTL
 
-log = logging.getLogger(__name__)
+__all__ = ["DEFAULT_DONE_TTL", "IdempotencyTable"]
 
-DEFAULT_DONE_TTL = timedelta(hours=24)
 SWEEP_EVERY = 1024
 
 
@@ -24,29 +23,31 @@ class _Slot:
 
 
 class IdempotencyTable:
-    """An entry whose expiry has passed behaves as absent in every operation (as a Redis key would)."""
+    """The primitives of the in-memory idempotency driver (one lock each); an entry whose expiry has
+    passed behaves as absent in every operation (as a Redis key would)."""
 
     def __init__(self, lock: threading.Lock, clock: Clock, done_ttl: timedelta) -> None:
         self._lock = lock
         self._clock = clock
-        self._done_ttl = done_ttl
+        self.done_ttl = done_ttl
         self._slots: dict[str, _Slot] = {}
         self._puts = 0
 
-    def put_if_absent(self, entry: IdempotencyEntry, ttl: timedelta) -> PutResult:
+    def put(self, entry: IdempotencyEntry, ttl: timedelta) -> IdempotencyEntry | None:
+        """Insert ``entry`` unless a live entry has its key; returns that live entry (``None``: inserted)."""
         with self._lock:
             now = self._clock()
             existing = self._live(entry.key, now)
             if existing is not None:
-                return PutResult(outcome=PutOutcome.EXISTING, existing=existing.entry)
+                return existing.entry
             self._slots[entry.key] = _Slot(entry, now + ttl, ttl)
             self._puts += 1
             if self._puts % SWEEP_EVERY == 0:  # lapsed entries nobody asks for again
                 for key in [k for k, s in self._slots.items() if s.expires_at <= now]:
                     del self._slots[key]
-            return PutResult(outcome=PutOutcome.INSERTED)
+            return None
 
-    def mark_done(self, key: str, result: TurnResult) -> bool:
+    def mark_done(self, key: str, result: TurnResult, ttl: timedelta) -> bool:
         with self._lock:
             now = self._clock()
             slot = self._live(key, now)
@@ -55,7 +56,7 @@ class IdempotencyTable:
             slot.entry = slot.entry.model_copy(
                 update={"status": IdempotencyStatus.DONE, "holder_id": None, "result": result, "last_touched_at": now}
             )
-            slot.expires_at, slot.ttl = now + self._done_ttl, self._done_ttl
+            slot.expires_at, slot.ttl = now + ttl, ttl
             return True
 
     def touch(self, key: str, holder_id: str) -> bool:
@@ -68,38 +69,7 @@ class IdempotencyTable:
             slot.expires_at = now + slot.ttl
             return True
 
-    def release_holder(self, key: str, expected_holder: str, ttl: timedelta) -> bool:
-        return self._rehold(key, expected_holder, None, ttl)
-
-    def acquire_holder(self, key: str, holder_id: str, ttl: timedelta) -> bool:
-        return self._rehold(key, None, holder_id, ttl)
-
-    def discard_reservation(self, key: str) -> bool:
-        return self._delete_in_flight(key, None)
-
-    def compare_and_reset(self, key: str, expected_holder: str) -> bool:
-        return self._delete_in_flight(key, expected_holder)
-
-    def find_stale_in_flight(self, cutoff: datetime, limit: int) -> list[IdempotencyEntry]:
-        with self._lock:
-            now = self._clock()
-            stale = [
-                s.entry
-                for s in self._slots.values()
-                if s.expires_at > now
-                and s.entry.status is IdempotencyStatus.IN_FLIGHT
-                and s.entry.holder_id is not None
-                and s.entry.last_touched_at < cutoff
-            ]
-        stale.sort(key=lambda e: e.last_touched_at)
-        return stale[:limit]
-
-    def find(self, key: str) -> IdempotencyEntry | None:
-        with self._lock:
-            slot = self._live(key, self._clock())
-            return None if slot is None else slot.entry
-
-    def _rehold(self, key: str, expected: str | None, new_holder: str | None, ttl: timedelta) -> bool:
+    def rehold(self, key: str, expected: str | None, new_holder: str | None, ttl: timedelta) -> bool:
         with self._lock:
             now = self._clock()
             slot = self._in_flight(key, now, expected)
@@ -109,12 +79,23 @@ class IdempotencyTable:
             slot.expires_at, slot.ttl = now + ttl, ttl
             return True
 
-    def _delete_in_flight(self, key: str, expected: str | None) -> bool:
+    def delete_held(self, key: str, expected: str | None) -> bool:
         with self._lock:
             if self._in_flight(key, self._clock(), expected) is None:
                 return False
             del self._slots[key]
             return True
+
+    def live(self) -> list[IdempotencyEntry]:
+        """Every live entry (unordered)."""
+        with self._lock:
+            now = self._clock()
+            return [s.entry for s in self._slots.values() if s.expires_at > now]
+
+    def find(self, key: str) -> IdempotencyEntry | None:
+        with self._lock:
+            slot = self._live(key, self._clock())
+            return None if slot is None else slot.entry
 
     def _in_flight(self, key: str, now: datetime, holder_id: str | None) -> _Slot | None:
         """The live ``IN_FLIGHT`` slot of ``key`` whose holder is ``holder_id`` (``None``: no holder)."""

@@ -191,3 +191,14 @@ async def test_done_entries_outlive_the_in_flight_ttl(node: Any) -> None:
     await asyncio.sleep(0.6)
     done = await store.find(key)
     assert done is not None and done.status is IdempotencyStatus.DONE
+
+
+async def test_concurrent_acquire_holder_has_one_winner(cluster: Any) -> None:
+    nodes = [await cluster.node(f"node-{i}") for i in range(4)]
+    key = new_id("k")
+    await nodes[0].idempotency.put_if_absent(entry(key, None), LONG)
+    takers = (n.idempotency.acquire_holder(key, f"node-{i}/t/1", LONG) for i, n in enumerate(nodes))
+    wins = await asyncio.gather(*takers)
+    assert wins.count(True) == 1
+    held = await nodes[1].idempotency.find(key)
+    assert held is not None and held.holder_id == f"node-{wins.index(True)}/t/1"

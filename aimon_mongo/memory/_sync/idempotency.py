@@ -1,62 +1,55 @@
 # GENERATED from aimon_mongo/memory/_async/idempotency.py by scripts/gen_sync.py; do not edit.
-"""The in-memory idempotency store (generated from the ``_async`` source)."""
+"""The in-memory idempotency store (generated from the ``_async`` source): the service over
+:class:`~aimon_mongo.memory.idempotency_table.IdempotencyTable`."""
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime, timedelta
 
+from aimon_mongo.memory.idempotency_table import IdempotencyTable
 from aimon_mongo.memory.storage import MemoryStorage
-from aimon_mongo.model import (
-    IdempotencyEntry,
-    PutResult,
-    TurnResult,
-)
-from aimon_mongo.validate import (
-    require_aware,
-    require_id,
-    require_instance,
-    require_limit,
-    require_positive,
-)
-
-log = logging.getLogger(__name__)
+from aimon_mongo.model import IdempotencyEntry, TurnResult
+from aimon_mongo.services._sync.idempotency import Idempotency
+from aimon_mongo.services.failures import Failures, no_failures
 
 
-class MemoryIdempotencyStore:
-    def __init__(self, storage: MemoryStorage) -> None:
-        self._table = storage.idempotency
+class MemoryIdempotencyDriver:
+    """The table's primitives, awaitable; entries are kept as models (``decode`` is the identity)."""
 
-    def put_if_absent(self, entry: IdempotencyEntry, ttl: timedelta) -> PutResult:
-        require_instance(entry, IdempotencyEntry, "entry")
-        return self._table.put_if_absent(entry, require_positive(ttl, "ttl"))
+    failures: Failures = no_failures
+    holder_id_forbidden_chars = ""
 
-    def mark_done(self, key: str, result: TurnResult) -> None:
-        require_id(key, "key")
-        if not self._table.mark_done(key, require_instance(result, TurnResult, "result")):
-            log.warning("mark_done: no live idempotency entry %r", key)
+    def __init__(self, table: IdempotencyTable) -> None:
+        self._table = table
+
+    def decode(self, raw: IdempotencyEntry) -> IdempotencyEntry:
+        return raw
+
+    def put(self, entry: IdempotencyEntry, ttl: timedelta) -> tuple[bool, IdempotencyEntry | None]:
+        existing = self._table.put(entry, ttl)
+        return existing is None, existing
+
+    def mark_done(self, key: str, result: TurnResult, ttl: timedelta) -> bool:
+        return self._table.mark_done(key, result, ttl)
 
     def touch(self, key: str, holder_id: str) -> bool:
-        return self._table.touch(require_id(key, "key"), require_id(holder_id, "holder_id"))
+        return self._table.touch(key, holder_id)
 
-    def release_holder(self, key: str, expected_holder: str, ttl: timedelta) -> bool:
-        return self._table.release_holder(
-            require_id(key, "key"), require_id(expected_holder, "expected_holder"), require_positive(ttl, "ttl")
-        )
+    def rehold(self, key: str, expected: str | None, holder_id: str | None, ttl: timedelta) -> bool:
+        return self._table.rehold(key, expected, holder_id, ttl)
 
-    def acquire_holder(self, key: str, holder_id: str, ttl: timedelta) -> bool:
-        return self._table.acquire_holder(
-            require_id(key, "key"), require_id(holder_id, "holder_id"), require_positive(ttl, "ttl")
-        )
+    def delete_held(self, key: str, expected: str | None) -> bool:
+        return self._table.delete_held(key, expected)
 
-    def discard_reservation(self, key: str) -> bool:
-        return self._table.discard_reservation(require_id(key, "key"))
-
-    def compare_and_reset(self, key: str, expected_holder: str) -> bool:
-        return self._table.compare_and_reset(require_id(key, "key"), require_id(expected_holder, "expected_holder"))
-
-    def find_stale_in_flight(self, cutoff: datetime, limit: int = 256) -> list[IdempotencyEntry]:
-        return self._table.find_stale_in_flight(require_aware(cutoff, "cutoff"), require_limit(limit))
+    def stale_candidates(self, cutoff: datetime, limit: int) -> list[tuple[str, IdempotencyEntry]]:
+        return [(entry.key, entry) for entry in self._table.live()]
 
     def find(self, key: str) -> IdempotencyEntry | None:
-        return self._table.find(require_id(key, "key"))
+        return self._table.find(key)
+
+
+class MemoryIdempotencyStore(Idempotency):
+    """Client-key de-duplication on a :class:`MemoryStorage` (its clock decides expiry)."""
+
+    def __init__(self, storage: MemoryStorage) -> None:
+        super().__init__(MemoryIdempotencyDriver(storage.idempotency), storage.idempotency.done_ttl)

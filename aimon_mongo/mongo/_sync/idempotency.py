@@ -17,7 +17,6 @@ Differences from the reference (on purpose, the same rule on every backend of ou
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -27,18 +26,18 @@ from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
 from aimon_mongo.codec.idempotency import encode_result, entry_from_mongo, entry_to_mongo, ttl_millis
-from aimon_mongo.errors import CodecError, IdempotencyStoreError
-from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, PutOutcome, PutResult, TurnResult
+from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.mongo.documents import NOW, alive, expired, literal, now_plus
 from aimon_mongo.mongo.failures import failures
-from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit, require_positive
+from aimon_mongo.services._sync.idempotency import DEFAULT_DONE_TTL, Idempotency
+from aimon_mongo.services.failures import Failures
 
-log = logging.getLogger(__name__)
+__all__ = ["DEFAULT_DONE_TTL", "MongoIdempotencyDriver", "MongoIdempotencyStore"]
 
-DEFAULT_DONE_TTL = timedelta(hours=24)
-_PUT_ATTEMPTS = 2
 _IN_FLIGHT = IdempotencyStatus.IN_FLIGHT.value
 _LIVE = {"$expr": alive(n.F_EXPIRES_AT)}
+# touch re-arms the entry's own span: ttlMillis, or (an entry of the reference) what it was last armed with
+_OWN_SPAN = {"$ifNull": ["$" + n.IDEM_TTL_MILLIS, {"$subtract": ["$" + n.F_EXPIRES_AT, "$" + n.F_LAST_TOUCHED_AT]}]}
 
 
 def _armed(ttl: timedelta) -> dict[str, Any]:
@@ -46,114 +45,81 @@ def _armed(ttl: timedelta) -> dict[str, Any]:
     return {n.F_LAST_TOUCHED_AT: NOW, n.F_EXPIRES_AT: now_plus(ttl), n.IDEM_TTL_MILLIS: literal(Int64(ttl_millis(ttl)))}
 
 
-class MongoIdempotencyStore:
-    def __init__(self, collection: Collection[dict[str, Any]], done_ttl: timedelta = DEFAULT_DONE_TTL) -> None:
-        self._entries = collection
-        self._done_ttl = require_positive(done_ttl, "done_ttl")
+class MongoIdempotencyDriver:
+    """The primitives over ``idempotency_entries``: one update, delete or find each (see the module text)."""
 
-    def put_if_absent(self, entry: IdempotencyEntry, ttl: timedelta) -> PutResult:
-        require_instance(entry, IdempotencyEntry, "entry")
-        require_positive(ttl, "ttl")
+    failures: Failures = failures
+    holder_id_forbidden_chars = ""
+
+    def __init__(self, collection: Collection[dict[str, Any]]) -> None:
+        self._entries = collection
+
+    def decode(self, raw: dict[str, Any]) -> IdempotencyEntry:
+        return entry_from_mongo(raw)
+
+    def put(self, entry: IdempotencyEntry, ttl: timedelta) -> tuple[bool, dict[str, Any] | None]:
         fields = {key: literal(value) for key, value in entry_to_mongo(entry).items() if key != n.F_ID}
         fields.update({n.F_EXPIRES_AT: now_plus(ttl), n.IDEM_TTL_MILLIS: literal(Int64(ttl_millis(ttl)))})
-        with failures(IdempotencyStoreError, f"put_if_absent of key {entry.key!r}"):
-            for _ in range(_PUT_ATTEMPTS):
-                try:  # an upsert that can only insert (every entry has a status)
-                    self._entries.update_one(
-                        {n.F_ID: entry.key, n.F_STATUS: {"$exists": False}}, [{"$set": fields}], upsert=True
-                    )
-                    return PutResult(outcome=PutOutcome.INSERTED)
-                except DuplicateKeyError:
-                    pass
-                taken = self._entries.find_one_and_update(
-                    {n.F_ID: entry.key, "$expr": expired(n.F_EXPIRES_AT)}, [{"$set": fields}]
-                )
-                if taken is not None:  # the stored entry had lapsed: this one replaces it
-                    return PutResult(outcome=PutOutcome.INSERTED)
-                existing = self._entries.find_one({n.F_ID: entry.key})
-                if existing is not None:
-                    return PutResult(outcome=PutOutcome.EXISTING, existing=entry_from_mongo(existing))
-        raise IdempotencyStoreError(f"put_if_absent of key {entry.key!r} kept racing with expiry; try again")
+        try:  # an upsert that can only insert (every entry has a status)
+            self._entries.update_one(
+                {n.F_ID: entry.key, n.F_STATUS: {"$exists": False}}, [{"$set": fields}], upsert=True
+            )
+            return True, None
+        except DuplicateKeyError:
+            pass
+        lapsed = {n.F_ID: entry.key, "$expr": expired(n.F_EXPIRES_AT)}
+        if self._entries.find_one_and_update(lapsed, [{"$set": fields}]) is not None:
+            return True, None  # the stored entry had lapsed: this one replaces it
+        return False, self._entries.find_one({n.F_ID: entry.key})
 
-    def mark_done(self, key: str, result: TurnResult) -> None:
-        require_id(key, "key")
-        require_instance(result, TurnResult, "result")
+    def mark_done(self, key: str, result: TurnResult, ttl: timedelta) -> bool:
         update = {
             n.F_STATUS: IdempotencyStatus.DONE.value,
             n.F_RESULT: literal(encode_result(result)),
             n.F_HOLDER_ID: None,
-            **_armed(self._done_ttl),
+            **_armed(ttl),
         }
-        with failures(IdempotencyStoreError, f"mark_done of key {key!r}"):
-            done = self._entries.update_one({n.F_ID: key, **_LIVE}, [{"$set": update}])
-        if done.matched_count == 0:
-            log.warning("mark_done: no live idempotency entry %r", key)
+        done = self._entries.update_one({n.F_ID: key, **_LIVE}, [{"$set": update}])
+        return done.matched_count == 1
 
     def touch(self, key: str, holder_id: str) -> bool:
-        require_id(key, "key")
-        require_id(holder_id, "holder_id")
-        span = {"$ifNull": ["$" + n.IDEM_TTL_MILLIS, {"$subtract": ["$" + n.F_EXPIRES_AT, "$" + n.F_LAST_TOUCHED_AT]}]}
-        update = {n.F_LAST_TOUCHED_AT: NOW, n.F_EXPIRES_AT: {"$add": [NOW, span]}}
-        return self._update(key, holder_id, [{"$set": update}], "touch")
+        update = {n.F_LAST_TOUCHED_AT: NOW, n.F_EXPIRES_AT: {"$add": [NOW, _OWN_SPAN]}}
+        result = self._entries.update_one(_held(key, holder_id), [{"$set": update}])
+        return result.matched_count == 1
 
-    def release_holder(self, key: str, expected_holder: str, ttl: timedelta) -> bool:
-        require_id(key, "key")
-        require_id(expected_holder, "expected_holder")
-        require_positive(ttl, "ttl")
-        return self._update(key, expected_holder, [{"$set": _armed(ttl)}, {"$unset": n.F_HOLDER_ID}], "release")
+    def rehold(self, key: str, expected: str | None, holder_id: str | None, ttl: timedelta) -> bool:
+        pipeline: list[dict[str, Any]]
+        if holder_id is None:  # "no holder" written as the reference writes it: the field $unset
+            pipeline = [{"$set": _armed(ttl)}, {"$unset": n.F_HOLDER_ID}]
+        else:
+            pipeline = [{"$set": {n.F_HOLDER_ID: literal(holder_id), **_armed(ttl)}}]
+        result = self._entries.update_one(_held(key, expected), pipeline)
+        return result.matched_count == 1
 
-    def acquire_holder(self, key: str, holder_id: str, ttl: timedelta) -> bool:
-        require_id(key, "key")
-        require_id(holder_id, "holder_id")
-        require_positive(ttl, "ttl")
-        update = {n.F_HOLDER_ID: literal(holder_id), **_armed(ttl)}
-        return self._update(key, None, [{"$set": update}], "acquire")
+    def delete_held(self, key: str, expected: str | None) -> bool:
+        return (self._entries.delete_one(_held(key, expected))).deleted_count == 1
 
-    def discard_reservation(self, key: str) -> bool:
-        require_id(key, "key")
-        return self._delete(key, None, "discard_reservation")
-
-    def compare_and_reset(self, key: str, expected_holder: str) -> bool:
-        require_id(key, "key")
-        require_id(expected_holder, "expected_holder")
-        return self._delete(key, expected_holder, "compare_and_reset")
-
-    def find_stale_in_flight(self, cutoff: datetime, limit: int = 256) -> list[IdempotencyEntry]:
-        cutoff = require_aware(cutoff, "cutoff")
-        require_limit(limit)
+    def stale_candidates(self, cutoff: datetime, limit: int) -> list[tuple[str, dict[str, Any]]]:
         query = {
             n.F_STATUS: _IN_FLIGHT,
             n.F_LAST_TOUCHED_AT: {"$lt": cutoff},
             n.F_HOLDER_ID: {"$type": "string"},
             **_LIVE,
         }
-        with failures(IdempotencyStoreError, "find_stale_in_flight"):
-            docs = self._entries.find(query).sort(n.F_LAST_TOUCHED_AT, 1).limit(limit).to_list(limit)
-        stale: list[IdempotencyEntry] = []
-        for doc in docs:
-            try:
-                stale.append(entry_from_mongo(doc))
-            except CodecError as exc:
-                log.warning("unreadable idempotency entry %r skipped: %s", doc.get(n.F_ID), exc)
-        return stale
+        docs = self._entries.find(query).sort(n.F_LAST_TOUCHED_AT, 1).limit(limit).to_list(limit)
+        return [(str(doc.get(n.F_ID)), doc) for doc in docs]
 
-    def find(self, key: str) -> IdempotencyEntry | None:
-        require_id(key, "key")
-        with failures(IdempotencyStoreError, f"find of key {key!r}"):
-            doc = self._entries.find_one({n.F_ID: key, **_LIVE})
-        return None if doc is None else entry_from_mongo(doc)
-
-    def _update(self, key: str, holder_id: str | None, pipeline: list[dict[str, Any]], what: str) -> bool:
-        with failures(IdempotencyStoreError, f"{what} of key {key!r}"):
-            result = self._entries.update_one(_in_flight(key, holder_id), pipeline)
-        return result.matched_count == 1
-
-    def _delete(self, key: str, holder_id: str | None, what: str) -> bool:
-        with failures(IdempotencyStoreError, f"{what} of key {key!r}"):
-            result = self._entries.delete_one(_in_flight(key, holder_id))
-        return result.deleted_count == 1
+    def find(self, key: str) -> dict[str, Any] | None:
+        return self._entries.find_one({n.F_ID: key, **_LIVE})
 
 
-def _in_flight(key: str, holder_id: str | None) -> dict[str, Any]:
+def _held(key: str, holder_id: str | None) -> dict[str, Any]:
     """A live ``IN_FLIGHT`` entry held by ``holder_id`` (``None``: no holder, missing or null)."""
     return {n.F_ID: key, n.F_STATUS: _IN_FLIGHT, n.F_HOLDER_ID: holder_id, **_LIVE}
+
+
+class MongoIdempotencyStore(Idempotency):
+    """Client-key de-duplication and holder-loss detection on ``idempotency_entries`` (the module text)."""
+
+    def __init__(self, collection: Collection[dict[str, Any]], done_ttl: timedelta = DEFAULT_DONE_TTL) -> None:
+        super().__init__(MongoIdempotencyDriver(collection), done_ttl)

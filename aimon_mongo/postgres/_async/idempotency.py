@@ -9,7 +9,6 @@ caller's cutoff. ``result_blob`` is the shared result projection.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -19,19 +18,30 @@ from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.idempotency import decode_entry, encode_result
 from aimon_mongo.errors import IdempotencyStoreError
-from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, PutOutcome, PutResult, TurnResult
+from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres._async.retention import sweep_in_batches
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit, require_positive
+from aimon_mongo.services._async.idempotency import DEFAULT_DONE_TTL, AsyncIdempotency
+from aimon_mongo.services.failures import Failures
 
-log = logging.getLogger(__name__)
+__all__ = ["DEFAULT_DONE_TTL", "AsyncPostgresIdempotencyDriver", "AsyncPostgresIdempotencyStore"]
 
-DEFAULT_DONE_TTL = timedelta(hours=24)
-PUT_ATTEMPTS = 3
+Row = Sequence[Any]
 
 _COLUMNS = "key, conversation_id, input_hash, status, holder_id, result_blob, created_at, last_touched_at"
+# the entry codec's field names of _COLUMNS, in that order
+_FIELDS = (
+    n.IDEM_KEY,
+    n.IDEM_CONVERSATION_ID,
+    n.IDEM_INPUT_HASH,
+    n.IDEM_STATUS,
+    n.IDEM_HOLDER_ID,
+    n.IDEM_RESULT,
+    n.IDEM_CREATED_AT,
+    n.IDEM_LAST_TOUCHED_AT,
+)
 _IN_FLIGHT = f"'{IdempotencyStatus.IN_FLIGHT.value}'"
 _DONE = f"'{IdempotencyStatus.DONE.value}'"
 
@@ -46,7 +56,8 @@ WHERE i.expires_at <= now()
 RETURNING 1
 """
 _LIVE = "expires_at > now()"
-_LIVE_IN_FLIGHT = f"status = {_IN_FLIGHT} AND {_LIVE}"
+# a live IN_FLIGHT row of key %s held by %s (NULL: no holder)
+_HELD = f"key = %s AND holder_id IS NOT DISTINCT FROM %s AND status = {_IN_FLIGHT} AND {_LIVE}"
 _FIND = f"SELECT {_COLUMNS} FROM {{idem}} WHERE key = %s AND {_LIVE}"
 _MARK_DONE = f"""
 UPDATE {{idem}} SET status = {_DONE}, result_blob = %s::jsonb, holder_id = NULL,
@@ -54,150 +65,84 @@ UPDATE {{idem}} SET status = {_DONE}, result_blob = %s::jsonb, holder_id = NULL,
 WHERE key = %s AND {_LIVE}
 """
 # Slides the row's own span (expires_at - last_touched_at) rather than a fixed TTL.
-_TOUCH = f"""
-UPDATE {{idem}} SET last_touched_at = %s, expires_at = now() + (expires_at - last_touched_at)
-WHERE key = %s AND holder_id = %s AND {_LIVE_IN_FLIGHT}
-"""
-_RELEASE_HOLDER = f"""
-UPDATE {{idem}} SET holder_id = NULL, last_touched_at = %s, expires_at = now() + %s
-WHERE key = %s AND holder_id = %s AND {_LIVE_IN_FLIGHT}
-"""
-_ACQUIRE_HOLDER = f"""
-UPDATE {{idem}} SET holder_id = %s, last_touched_at = %s, expires_at = now() + %s
-WHERE key = %s AND holder_id IS NULL AND {_LIVE_IN_FLIGHT}
-"""
-_DISCARD = f"DELETE FROM {{idem}} WHERE key = %s AND holder_id IS NULL AND {_LIVE_IN_FLIGHT}"
-_COMPARE_AND_RESET = f"DELETE FROM {{idem}} WHERE key = %s AND holder_id = %s AND {_LIVE_IN_FLIGHT}"
+_TOUCH = f"UPDATE {{idem}} SET last_touched_at = %s, expires_at = now() + (expires_at - last_touched_at) WHERE {_HELD}"
+_REHOLD = f"UPDATE {{idem}} SET holder_id = %s, last_touched_at = %s, expires_at = now() + %s WHERE {_HELD}"
+_DELETE_HELD = f"DELETE FROM {{idem}} WHERE {_HELD}"
 _FIND_STALE = f"""
 SELECT {_COLUMNS} FROM {{idem}}
-WHERE {_LIVE_IN_FLIGHT} AND holder_id IS NOT NULL AND last_touched_at < %s
+WHERE status = {_IN_FLIGHT} AND {_LIVE} AND holder_id IS NOT NULL AND last_touched_at < %s
 ORDER BY last_touched_at, key LIMIT %s
 """
 
 
-class AsyncPostgresIdempotencyStore:
+class AsyncPostgresIdempotencyDriver:
+    """The primitives over ``idempotency_entry``: one statement each (``put``: the upsert, then the read of
+    the row that refused it)."""
+
+    holder_id_forbidden_chars = ""
+
+    def __init__(self, pool: AsyncPgPool, schema: str, clock: Clock | None = None) -> None:
+        self._pool = pool
+        self._clock = clock or system_clock
+        self.failures: Failures = pool.failures
+        self._put, self._find, self._mark_done, self._touch, self._rehold, self._delete, self._find_stale = (
+            qualify(sql, schema) for sql in (_PUT, _FIND, _MARK_DONE, _TOUCH, _REHOLD, _DELETE_HELD, _FIND_STALE)
+        )
+
+    def decode(self, raw: Row) -> IdempotencyEntry:
+        """A row selected as ``_COLUMNS``, read with the shared entry codec (columns → its field names)."""
+        return decode_entry(dict(zip(_FIELDS, raw, strict=True)), n.IDEM_KEY)
+
+    async def put(self, entry: IdempotencyEntry, ttl: timedelta) -> tuple[bool, Row | None]:
+        result = None if entry.result is None else compact_json(encode_result(entry.result))
+        params = [entry.key, entry.session_id, entry.input_hash, entry.status.value, entry.holder_id, result]
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(self._put, [*params, entry.created_at, entry.last_touched_at, ttl])
+            if await cur.fetchone() is not None:
+                return True, None
+            cur = await conn.execute(self._find, [entry.key])
+            return False, await cur.fetchone()
+
+    async def mark_done(self, key: str, result: TurnResult, ttl: timedelta) -> bool:
+        return await self._update(self._mark_done, [compact_json(encode_result(result)), self._clock(), ttl, key])
+
+    async def touch(self, key: str, holder_id: str) -> bool:
+        return await self._update(self._touch, [self._clock(), key, holder_id])
+
+    async def rehold(self, key: str, expected: str | None, holder_id: str | None, ttl: timedelta) -> bool:
+        return await self._update(self._rehold, [holder_id, self._clock(), ttl, key, expected])
+
+    async def delete_held(self, key: str, expected: str | None) -> bool:
+        return await self._update(self._delete, [key, expected])
+
+    async def stale_candidates(self, cutoff: datetime, limit: int) -> list[tuple[str, Row]]:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(self._find_stale, [cutoff, limit])
+            return [(row[0], row) for row in await cur.fetchall()]
+
+    async def find(self, key: str) -> Row | None:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(self._find, [key])
+            row: Row | None = await cur.fetchone()
+            return row
+
+    async def _update(self, statement: str, params: Sequence[Any]) -> bool:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(statement, params)
+            return cur.rowcount > 0
+
+
+class AsyncPostgresIdempotencyStore(AsyncIdempotency):
     """Client-key de-duplication and holder-loss detection (see the module text)."""
 
     def __init__(
         self, pool: AsyncPgPool, schema: str, clock: Clock | None = None, done_ttl: timedelta = DEFAULT_DONE_TTL
     ) -> None:
+        super().__init__(AsyncPostgresIdempotencyDriver(pool, schema, clock), done_ttl)
         self._pool = pool
-        self._clock = clock or system_clock
-        self._done_ttl = require_positive(done_ttl, "done_ttl")
-        self._put = qualify(_PUT, schema)
-        self._find = qualify(_FIND, schema)
-        self._mark_done = qualify(_MARK_DONE, schema)
-        self._touch = qualify(_TOUCH, schema)
-        self._release_holder = qualify(_RELEASE_HOLDER, schema)
-        self._acquire_holder = qualify(_ACQUIRE_HOLDER, schema)
-        self._discard = qualify(_DISCARD, schema)
-        self._compare_and_reset = qualify(_COMPARE_AND_RESET, schema)
-        self._find_stale = qualify(_FIND_STALE, schema)
         self._sweep = qualify(retention.IDEMPOTENCY, schema)
-
-    async def put_if_absent(self, entry: IdempotencyEntry, ttl: timedelta) -> PutResult:
-        """Insert unless a live entry has the key (a lapsed one is overwritten); else ``EXISTING``."""
-        require_instance(entry, IdempotencyEntry, "entry")
-        require_positive(ttl, "ttl")
-        result = None if entry.result is None else compact_json(encode_result(entry.result))
-        params = [
-            entry.key,
-            entry.session_id,
-            entry.input_hash,
-            entry.status.value,
-            entry.holder_id,
-            result,
-            entry.created_at,
-            entry.last_touched_at,
-            ttl,
-        ]
-        async with self._pool.connection(IdempotencyStoreError) as conn:
-            for _ in range(PUT_ATTEMPTS):
-                cur = await conn.execute(self._put, params)
-                if await cur.fetchone() is not None:
-                    return PutResult(outcome=PutOutcome.INSERTED)
-                cur = await conn.execute(self._find, [entry.key])
-                row = await cur.fetchone()
-                if row is not None:
-                    return PutResult(outcome=PutOutcome.EXISTING, existing=_entry(row))
-                # the live row lapsed or was deleted between the two statements: try again
-        raise IdempotencyStoreError(f"put_if_absent of key {entry.key!r} kept racing with other writers")
-
-    async def mark_done(self, key: str, result: TurnResult) -> None:
-        """``DONE`` with ``result``, holder cleared, expiry = database now + done TTL; missing key: WARN."""
-        require_id(key, "key")
-        require_instance(result, TurnResult, "result")
-        blob = compact_json(encode_result(result))
-        if not await self._update(self._mark_done, [blob, self._clock(), self._done_ttl, key]):
-            log.warning("mark_done: no idempotency entry for key %s", key)
-
-    async def touch(self, key: str, holder_id: str) -> bool:
-        require_id(key, "key")
-        require_id(holder_id, "holder_id")
-        return await self._update(self._touch, [self._clock(), key, holder_id])
-
-    async def release_holder(self, key: str, expected_holder: str, ttl: timedelta) -> bool:
-        require_id(key, "key")
-        require_id(expected_holder, "expected_holder")
-        require_positive(ttl, "ttl")
-        return await self._update(self._release_holder, [self._clock(), ttl, key, expected_holder])
-
-    async def acquire_holder(self, key: str, holder_id: str, ttl: timedelta) -> bool:
-        require_id(key, "key")
-        require_id(holder_id, "holder_id")
-        require_positive(ttl, "ttl")
-        return await self._update(self._acquire_holder, [holder_id, self._clock(), ttl, key])
-
-    async def discard_reservation(self, key: str) -> bool:
-        require_id(key, "key")
-        return await self._update(self._discard, [key])
-
-    async def compare_and_reset(self, key: str, expected_holder: str) -> bool:
-        require_id(key, "key")
-        require_id(expected_holder, "expected_holder")
-        return await self._update(self._compare_and_reset, [key, expected_holder])
-
-    async def find_stale_in_flight(self, cutoff: datetime, limit: int = 256) -> list[IdempotencyEntry]:
-        """``IN_FLIGHT`` entries with a holder last touched before ``cutoff``, least recently touched first."""
-        cutoff = require_aware(cutoff, "cutoff")
-        require_limit(limit)
-        async with self._pool.connection(IdempotencyStoreError) as conn:
-            cur = await conn.execute(self._find_stale, [cutoff, limit])
-            rows = await cur.fetchall()
-        return [_entry(row) for row in rows]
-
-    async def find(self, key: str) -> IdempotencyEntry | None:
-        """The live entry of ``key`` (a lapsed row reads as absent)."""
-        require_id(key, "key")
-        async with self._pool.connection(IdempotencyStoreError) as conn:
-            cur = await conn.execute(self._find, [key])
-            row = await cur.fetchone()
-        return _entry(row) if row is not None else None
 
     async def sweep_expired(self, *, batch_size: int = retention.DEFAULT_BATCH_SIZE) -> int:
         """Delete rows whose ``expires_at`` has passed (database time), ``batch_size`` rows per statement;
         returns how many."""
         return await sweep_in_batches(self._pool, IdempotencyStoreError, self._sweep, {}, batch_size)
-
-    async def _update(self, statement: str, params: Sequence[Any]) -> bool:
-        async with self._pool.connection(IdempotencyStoreError) as conn:
-            cur = await conn.execute(statement, params)
-            return cur.rowcount > 0
-
-
-def _entry(row: Sequence[Any]) -> IdempotencyEntry:
-    """Decode a row selected as ``_COLUMNS`` with the shared entry codec (columns → its field names)."""
-    key, session_id, input_hash, status, holder_id, result, created_at, last_touched_at = row
-    return decode_entry(
-        {
-            n.IDEM_KEY: key,
-            n.IDEM_CONVERSATION_ID: session_id,
-            n.IDEM_INPUT_HASH: input_hash,
-            n.IDEM_STATUS: status,
-            n.IDEM_HOLDER_ID: holder_id,
-            n.IDEM_RESULT: result,
-            n.IDEM_CREATED_AT: created_at,
-            n.IDEM_LAST_TOUCHED_AT: last_touched_at,
-        },
-        n.IDEM_KEY,
-    )
