@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import threading
-from datetime import datetime
+from collections.abc import Callable
 
-from aimon_mongo.model import BackgroundTask, TaskQuery, TaskState
+from aimon_mongo.model import BackgroundTask, TaskState
 
 DEFAULT_MAX_TERMINAL_TASKS = 1000
 """Terminal tasks kept; beyond it the oldest (by end time, else start time) are evicted. Non-terminal
@@ -31,29 +31,22 @@ class TaskTable:
         with self._lock:
             return self._tasks.pop(task_id, None) is not None
 
-    def transition(self, task_id: str, to: TaskState, now: datetime) -> BackgroundTask | None:
-        update: dict[str, object] = {"state": to}
-        if to.is_terminal:
-            update["end_time"] = now
-        return self._update_live(task_id, update)
-
-    def heartbeat(self, task_id: str, at: datetime) -> BackgroundTask | None:
-        return self._update_live(task_id, {"last_heartbeat": at})
-
-    def list(self, query: TaskQuery | None) -> list[BackgroundTask]:
-        with self._lock:
-            tasks = list(self._tasks.values())
-        return tasks if query is None else [t for t in tasks if query.matches(t)]
-
-    def _update_live(self, task_id: str, update: dict[str, object]) -> BackgroundTask | None:
+    def change(
+        self, task_id: str, keep: frozenset[TaskState], change: Callable[[BackgroundTask], BackgroundTask]
+    ) -> BackgroundTask | None:
+        """Replace the task by ``change(task)`` unless it is unknown or its state is in ``keep``."""
         with self._lock:
             task = self._tasks.get(task_id)
-            if task is None or task.state.is_terminal:
+            if task is None or task.state in keep:
                 return None
-            task = task.model_copy(update=update)
+            task = change(task)
             self._tasks[task_id] = task
             self._evict()
             return task
+
+    def list(self) -> list[BackgroundTask]:
+        with self._lock:
+            return list(self._tasks.values())
 
     def _evict(self) -> None:
         terminal = [t for t in self._tasks.values() if t.state.is_terminal]

@@ -6,7 +6,10 @@ import asyncio
 from datetime import timedelta
 from typing import Any
 
-from aimon_mongo.model import BackgroundTask, Principal, TaskQuery, TaskState
+import pytest
+
+from aimon_mongo.errors import InvalidArgumentError
+from aimon_mongo.model import BackgroundTask, Principal, PrincipalType, TaskQuery, TaskState
 from tests.conformance.helpers import new_id, now_ms
 
 OWNER = Principal.user("u-1", "Ann")
@@ -97,3 +100,26 @@ async def test_list_by_query(node: Any) -> None:
     assert await listed(TaskQuery(state=TaskState.RUNNING, owner=OWNER, agent_runtime_id=runtime)) == set()
     for t in await node.tasks.list(TaskQuery(state=TaskState.RUNNING)):
         assert t.state is TaskState.RUNNING
+
+
+async def test_a_forged_query_is_refused_naming_its_field(node: Any) -> None:
+    hostile_owner = Principal.model_construct(type=PrincipalType.USER, id={"$ne": None}, display_name="x")
+    forged = [
+        (TaskQuery.model_construct(state="RUNNING"), "query.state"),
+        (TaskQuery.model_construct(owner={"type": "USER", "id": "u-1"}), "query.owner"),
+        (TaskQuery.model_construct(owner=hostile_owner), "query.owner.id"),
+        (TaskQuery.model_construct(agent_runtime_id={"$exists": True}), "query.agent_runtime_id"),
+    ]
+    for query, field in forged:
+        with pytest.raises(InvalidArgumentError, match=field):
+            await node.tasks.list(query)
+
+
+async def test_a_forged_task_id_is_refused_and_nothing_is_stored(node: Any) -> None:
+    forged = BackgroundTask.model_construct(
+        task_id={"$ne": None}, subagent_name="r", description="", state=TaskState.RUNNING, start_time=now_ms()
+    )
+    before = {t.task_id for t in await node.tasks.list()}
+    with pytest.raises(InvalidArgumentError, match="task_id"):
+        await node.tasks.put(forged)
+    assert {t.task_id for t in await node.tasks.list()} == before

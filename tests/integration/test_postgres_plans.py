@@ -85,11 +85,11 @@ def test_tasks_by_owner_use_the_owner_index(
     )
     _vacuum(pg_conn, pg_schema, "background_task")
     with PostgresSessionBackends(postgres_dsn, "node-a", schema=pg_schema) as node:
-        by_owner = node.tasks._list[(False, True, False)]
+        by_owner = node.tasks.driver._list[(False, True, False)]
         plan = _plan(pg_conn, by_owner, [PrincipalType.USER.value, "u-7"])
         assert "background_task_owner_idx" in _indexes(plan), json.dumps(plan)
         assert not any(node["Node Type"] == "Seq Scan" for node in _nodes(plan)), json.dumps(plan)
-        by_state_and_owner = node.tasks._list[(True, True, False)]
+        by_state_and_owner = node.tasks.driver._list[(True, True, False)]
         plan = _plan(pg_conn, by_state_and_owner, ["RUNNING", PrincipalType.USER.value, "u-7"])
         assert "background_task_owner_idx" in _indexes(plan), json.dumps(plan)
 

@@ -1,49 +1,45 @@
 # GENERATED from aimon_mongo/memory/_async/tasks.py by scripts/gen_sync.py; do not edit.
-"""The in-memory background-task store (generated from the ``_async`` source)."""
+"""The in-memory background-task store (generated from the ``_async`` source): the task table's
+primitives (:mod:`aimon_mongo.memory.task_table`) under the shared service."""
 
 from __future__ import annotations
 
-import logging
-from datetime import datetime
-
 from aimon_mongo.clock import Clock
 from aimon_mongo.memory.storage import MemoryStorage
-from aimon_mongo.model import (
-    BackgroundTask,
-    TaskQuery,
-    TaskState,
-)
-from aimon_mongo.validate import (
-    require_aware,
-    require_id,
-    require_instance,
-)
-
-log = logging.getLogger(__name__)
+from aimon_mongo.model import BackgroundTask, TaskQuery, TaskState
+from aimon_mongo.services._sync.tasks import TaskStore
+from aimon_mongo.services.failures import Failures, no_failures
+from aimon_mongo.services.task_change import TaskChange
 
 
-class MemoryBackgroundTaskStore:
-    def __init__(self, storage: MemoryStorage, clock: Clock) -> None:
+class MemoryTaskDriver:
+    """The table's calls; a raw task is the model itself."""
+
+    def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.tasks
-        self._clock = clock
+        self.failures: Failures = no_failures
+
+    def decode(self, raw: BackgroundTask) -> BackgroundTask:
+        return raw
 
     def put(self, task: BackgroundTask) -> None:
-        self._table.put(require_instance(task, BackgroundTask, "task"))
+        self._table.put(task)
 
     def find(self, task_id: str) -> BackgroundTask | None:
-        return self._table.find(require_id(task_id, "task_id"))
+        return self._table.find(task_id)
 
     def remove(self, task_id: str) -> bool:
-        return self._table.remove(require_id(task_id, "task_id"))
+        return self._table.remove(task_id)
 
-    def transition(self, task_id: str, to: TaskState) -> BackgroundTask | None:
-        require_id(task_id, "task_id")
-        return self._table.transition(task_id, require_instance(to, TaskState, "to"), self._clock())
+    def change(self, task_id: str, keep: frozenset[TaskState], change: TaskChange) -> BackgroundTask | None:
+        return self._table.change(task_id, keep, change.applied_to)
 
-    def heartbeat(self, task_id: str, at: datetime) -> BackgroundTask | None:
-        return self._table.heartbeat(require_id(task_id, "task_id"), require_aware(at, "at"))
+    def list(self, query: TaskQuery) -> list[tuple[object, BackgroundTask]]:
+        return [(task.task_id, task) for task in self._table.list()]
 
-    def list(self, query: TaskQuery | None = None) -> list[BackgroundTask]:
-        if query is not None:
-            require_instance(query, TaskQuery, "query")
-        return self._table.list(query)
+
+class MemoryBackgroundTaskStore(TaskStore[BackgroundTask]):
+    """Background tasks of a :class:`MemoryStorage`; ``clock`` stamps a terminal task's ``end_time``."""
+
+    def __init__(self, storage: MemoryStorage, clock: Clock) -> None:
+        super().__init__(MemoryTaskDriver(storage), clock)

@@ -1,20 +1,23 @@
 # GENERATED from aimon_mongo/postgres/_async/tasks.py by scripts/gen_sync.py; do not edit.
-"""PostgreSQL background-task store (``background_task``): terminal states guarded in the UPDATE itself."""
+"""PostgreSQL background-task driver (generated from the ``_async`` source): ``background_task``,
+the ``keep`` guard of a change in the UPDATE itself, ``list`` filtered in SQL."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from aimon_mongo.clock import Clock, system_clock
-from aimon_mongo.errors import BackgroundTaskStoreError
-from aimon_mongo.model import TERMINAL_STATES, BackgroundTask, TaskQuery, TaskState
+from aimon_mongo.model import BackgroundTask, TaskQuery, TaskState
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.rows import TASK_COLUMNS, task_from_row, task_params
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_aware, require_id, require_instance
+from aimon_mongo.services._sync.tasks import TaskStore
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.task_change import TaskChange
+
+Row = Sequence[Any]
 
 _UPDATES = ", ".join(f"{c} = EXCLUDED.{c}" for c in TASK_COLUMNS.split(", ")[1:])
 _PUT = (
@@ -23,88 +26,75 @@ _PUT = (
 )
 _FIND = f"SELECT {TASK_COLUMNS} FROM {{task}} WHERE task_id = %s"
 _REMOVE = "DELETE FROM {task} WHERE task_id = %s"
-_TERMINAL = ", ".join(f"'{state.value}'" for state in sorted(TERMINAL_STATES))
-_TRANSITION = (
-    "UPDATE {task} SET state = %s, end_time = CASE WHEN %s THEN %s ELSE end_time END "
-    f"WHERE task_id = %s AND state NOT IN ({_TERMINAL}) RETURNING {TASK_COLUMNS}"
-)
-_HEARTBEAT = (
-    "UPDATE {task} SET last_heartbeat = %s "
-    f"WHERE task_id = %s AND state NOT IN ({_TERMINAL}) RETURNING {TASK_COLUMNS}"
-)
+# A change sets the named columns (TaskChange field names are the column names).
+_CHANGE = f"UPDATE {{task}} SET {{set}} WHERE task_id = %s AND state <> ALL(%s::text[]) RETURNING {TASK_COLUMNS}"
 # One statement per combination of TaskQuery filters, each served by an index (state, context_id) or
 # a plain predicate; values are parameters, the text is fixed.
 _FILTERS = ("state = %s", "owner_type = %s AND owner_id = %s", "context_id = %s")
 _LIST = f"SELECT {TASK_COLUMNS} FROM {{task}}{{where}} ORDER BY start_time, task_id"
 
 
-class PostgresBackgroundTaskStore:
-    """Background task records; ``list`` filters in SQL."""
+class PostgresTaskDriver:
+    """One statement per primitive; a raw task is its row (:data:`TASK_COLUMNS`)."""
 
-    def __init__(self, pool: PgPool, schema: str, clock: Clock | None = None) -> None:
+    def __init__(self, pool: PgPool, schema: str) -> None:
         self._pool = pool
-        self._clock = clock or system_clock
+        self._schema = schema
+        self.failures: Failures = pool.failures
         self._put = qualify(_PUT, schema)
         self._find = qualify(_FIND, schema)
         self._remove = qualify(_REMOVE, schema)
-        self._transition = qualify(_TRANSITION, schema)
-        self._heartbeat = qualify(_HEARTBEAT, schema)
+        self._changes: dict[tuple[str, ...], str] = {}
         self._list: dict[tuple[bool, ...], str] = {}
         for used in itertools.product((False, True), repeat=len(_FILTERS)):
             clauses = [clause for clause, on in zip(_FILTERS, used, strict=True) if on]
             where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
             self._list[used] = qualify(_LIST.replace("{where}", where), schema)
 
+    def decode(self, raw: Row) -> BackgroundTask:
+        return task_from_row(raw)
+
     def put(self, task: BackgroundTask) -> None:
-        """Create or fully overwrite the task."""
-        require_instance(task, BackgroundTask, "task")
-        require_id(task.task_id, "task_id")
-        with self._pool.connection(BackgroundTaskStoreError) as conn:
+        with self._pool.connection() as conn:
             conn.execute(self._put, task_params(task))
 
-    def find(self, task_id: str) -> BackgroundTask | None:
-        require_id(task_id, "task_id")
+    def find(self, task_id: str) -> Row | None:
         return self._one(self._find, [task_id])
 
     def remove(self, task_id: str) -> bool:
-        require_id(task_id, "task_id")
-        with self._pool.connection(BackgroundTaskStoreError) as conn:
-            cur = conn.execute(self._remove, [task_id])
-            return cur.rowcount > 0
+        with self._pool.connection() as conn:
+            return (conn.execute(self._remove, [task_id])).rowcount > 0
 
-    def transition(self, task_id: str, to: TaskState) -> BackgroundTask | None:
-        """Move a non-terminal task to ``to`` (terminal → ``end_time`` = clock now); else ``None``."""
-        require_id(task_id, "task_id")
-        require_instance(to, TaskState, "to")
-        terminal = to in TERMINAL_STATES
-        return self._one(self._transition, [to.value, terminal, self._clock() if terminal else None, task_id])
+    def change(self, task_id: str, keep: frozenset[TaskState], change: TaskChange) -> Row | None:
+        fields = change.fields()
+        columns = tuple(fields)
+        statement = self._changes.get(columns)
+        if statement is None:
+            assignments = ", ".join(f"{column} = %s" for column in columns)
+            statement = self._changes[columns] = qualify(_CHANGE.replace("{set}", assignments), self._schema)
+        return self._one(statement, [*fields.values(), task_id, sorted(state.value for state in keep)])
 
-    def heartbeat(self, task_id: str, at: datetime) -> BackgroundTask | None:
-        """Set ``last_heartbeat`` of a non-terminal task; ``None`` when unknown or terminal."""
-        require_id(task_id, "task_id")
-        at = require_aware(at, "at")
-        return self._one(self._heartbeat, [at, task_id])
-
-    def list(self, query: TaskQuery | None = None) -> list[BackgroundTask]:
-        """Tasks matching ``query`` (all when ``None``), oldest start first."""
-        if query is not None:
-            require_instance(query, TaskQuery, "query")
-        q = query or TaskQuery()
+    def list(self, query: TaskQuery) -> list[tuple[object, Row]]:
         params: list[Any] = []
-        if q.state is not None:
-            params.append(q.state.value)
-        if q.owner is not None:
-            params += [q.owner.type.value, q.owner.id]
-        if q.agent_runtime_id is not None:
-            params.append(q.agent_runtime_id)
-        text = self._list[(q.state is not None, q.owner is not None, q.agent_runtime_id is not None)]
-        with self._pool.connection(BackgroundTaskStoreError) as conn:
-            cur = conn.execute(text, params)
-            rows = cur.fetchall()
-        return [task_from_row(row) for row in rows]
+        if query.state is not None:
+            params.append(query.state.value)
+        if query.owner is not None:
+            params += [query.owner.type.value, query.owner.id]
+        if query.agent_runtime_id is not None:
+            params.append(query.agent_runtime_id)
+        used = (query.state is not None, query.owner is not None, query.agent_runtime_id is not None)
+        with self._pool.connection() as conn:
+            rows = (conn.execute(self._list[used], params)).fetchall()
+        return [(row[0], row) for row in rows]
 
-    def _one(self, text: str, params: Sequence[Any]) -> BackgroundTask | None:
-        with self._pool.connection(BackgroundTaskStoreError) as conn:
-            cur = conn.execute(text, params)
-            row = cur.fetchone()
-        return task_from_row(row) if row is not None else None
+    def _one(self, statement: str, params: Sequence[Any]) -> Row | None:
+        with self._pool.connection() as conn:
+            row: Row | None = (conn.execute(statement, params)).fetchone()
+        return row
+
+
+class PostgresBackgroundTaskStore(TaskStore[Row]):
+    """Background task records of one PostgreSQL bundle; ``clock`` stamps a terminal task's ``end_time``."""
+
+    def __init__(self, pool: PgPool, schema: str, clock: Clock | None = None) -> None:
+        super().__init__(PostgresTaskDriver(pool, schema), clock or system_clock)

@@ -1,114 +1,83 @@
 # GENERATED from aimon_mongo/redis/_async/tasks.py by scripts/gen_sync.py; do not edit.
-"""Background tasks on Redis: one JSON String per task (``<tasks>:<taskId>``, reference §4.6 layout)
-plus the index set ``<tasks>:index`` of task ids (so ``list`` never scans the keyspace).
+"""Background tasks on Redis (generated from the ``_async`` source): one JSON String per task
+(``<tasks>:<taskId>``, reference §4.6 layout) plus the index set ``<tasks>:index`` of task ids (so
+``list`` never scans the keyspace).
 
-``transition`` and ``heartbeat`` read, decide in Python with the shared codec and write back with a
-compare-and-set script, retrying when the value changed meanwhile: the terminal guard is atomic (a
-value that turned terminal after the read makes the write fail and the retry see it). The task id
-``index`` is refused (it is the index set's key).
+A change reads the value, makes the change on the decoded task and writes it back with a compare-and-set
+script: the ``keep`` guard is atomic (a value that changed after the read makes the write fail, and the
+service tries again). The task id ``index`` is refused (it is the index set's key).
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-from datetime import datetime
-
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.task import task_from_json, task_to_json
-from aimon_mongo.errors import BackgroundTaskStoreError, CodecError
 from aimon_mongo.model.task import BackgroundTask, TaskQuery, TaskState
 from aimon_mongo.redis._sync.connection import RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
-from aimon_mongo.validate import require_aware, require_instance
+from aimon_mongo.services._sync.tasks import TaskStore
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.task_change import LOST_RACE, LostRace, TaskChange
 
-log = logging.getLogger(__name__)
-
-CAS_ATTEMPTS = 16
 MGET_CHUNK = 512
 
 
-class RedisBackgroundTaskStore:
-    """Task records with an atomic terminal guard (see the module text)."""
+class RedisTaskDriver:
+    """Scripts and reads over the task values and their index set; a raw task is its JSON value."""
 
-    def __init__(self, io: RedisIO, keys: RedisKeys, clock: Clock) -> None:
+    def __init__(self, io: RedisIO, keys: RedisKeys) -> None:
         self._io = io
         self._keys = keys
-        self._clock = clock
+        self.failures: Failures = io.guard
+
+    def decode(self, raw: str | bytes) -> BackgroundTask:
+        return task_from_json(raw)
 
     def put(self, task: BackgroundTask) -> None:
-        require_instance(task, BackgroundTask, "task")
         key = self._keys.task(task.task_id)
-        with self._io.guard(BackgroundTaskStoreError, f"task put of {task.task_id!r}"):
-            self._io.script("task_put", [key, self._keys.task_index()], [task_to_json(task), task.task_id])
+        self._io.script("task_put", [key, self._keys.task_index()], [task_to_json(task), task.task_id])
 
-    def find(self, task_id: str) -> BackgroundTask | None:
-        key = self._keys.task(task_id)
-        with self._io.guard(BackgroundTaskStoreError, f"task find of {task_id!r}"):
-            raw = self._io.call("GET", key)
-        return None if raw is None else task_from_json(raw)
+    def find(self, task_id: str) -> bytes | None:
+        raw: bytes | None = self._io.call("GET", self._keys.task(task_id))
+        return raw
 
     def remove(self, task_id: str) -> bool:
         key = self._keys.task(task_id)
-        with self._io.guard(BackgroundTaskStoreError, f"task remove of {task_id!r}"):
-            return int(self._io.script("task_remove", [key, self._keys.task_index()], [task_id])) == 1
+        return int(self._io.script("task_remove", [key, self._keys.task_index()], [task_id])) == 1
 
-    def transition(self, task_id: str, to: TaskState) -> BackgroundTask | None:
-        require_instance(to, TaskState, "to")
-
-        def change(task: BackgroundTask) -> BackgroundTask:
-            update: dict[str, object] = {"state": to}
-            if to.is_terminal:
-                update["end_time"] = self._clock()
-            return task.model_copy(update=update)
-
-        return self._update(task_id, "transition", change)
-
-    def heartbeat(self, task_id: str, at: datetime) -> BackgroundTask | None:
-        at = require_aware(at, "at")
-        return self._update(task_id, "heartbeat", lambda task: task.model_copy(update={"last_heartbeat": at}))
-
-    def _update(
-        self, task_id: str, action: str, change: Callable[[BackgroundTask], BackgroundTask]
-    ) -> BackgroundTask | None:
+    def change(self, task_id: str, keep: frozenset[TaskState], change: TaskChange) -> str | LostRace | None:
         key = self._keys.task(task_id)
-        with self._io.guard(BackgroundTaskStoreError, f"task {action} of {task_id!r}"):
-            for _ in range(CAS_ATTEMPTS):
-                raw = self._io.call("GET", key)
-                if raw is None:
-                    return None
-                current = task_from_json(raw)
-                if current.state.is_terminal:
-                    return None
-                updated = BackgroundTask.model_validate(change(current).model_dump())
-                if int(self._io.script("cas", [key], [raw, task_to_json(updated), ""])) == 1:
-                    return updated
-        raise BackgroundTaskStoreError(f"task {action} of {task_id!r} kept racing with other writers")
+        raw = self._io.call("GET", key)
+        if raw is None:
+            return None
+        current = task_from_json(raw)
+        if current.state in keep:
+            return None
+        value = task_to_json(change.applied_to(current))
+        return value if int(self._io.script("cas", [key], [raw, value, ""])) == 1 else LOST_RACE
 
-    def list(self, query: TaskQuery | None = None) -> list[BackgroundTask]:
-        if query is not None:
-            require_instance(query, TaskQuery, "query")
+    def list(self, query: TaskQuery) -> list[tuple[object, bytes]]:
+        """Every task (the index set, then the values in chunks); ids whose value is gone leave the index."""
         index = self._keys.task_index()
-        tasks: list[BackgroundTask] = []
-        with self._io.guard(BackgroundTaskStoreError, "task list"):
-            ids = sorted(text(raw, "task id") for raw in self._io.call("SMEMBERS", index))
-            gone: list[str] = []
-            for start in range(0, len(ids), MGET_CHUNK):
-                chunk = ids[start : start + MGET_CHUNK]
-                values = self._io.call("MGET", *[self._keys.task(tid) for tid in chunk])
-                for tid, raw in zip(chunk, values, strict=True):
-                    if raw is None:
-                        gone.append(tid)
-                        continue
-                    try:
-                        task = task_from_json(raw)
-                    except CodecError as exc:
-                        log.warning("skipping unreadable background task %s: %s", tid, exc)
-                        continue
-                    if query is None or query.matches(task):
-                        tasks.append(task)
-            if gone:  # self-healing: ids whose value is gone leave the index
-                keys = [index, *[self._keys.task(tid) for tid in gone]]
-                self._io.script("task_prune", keys, gone)
-        return tasks
+        ids = sorted(text(raw, "task id") for raw in self._io.call("SMEMBERS", index))
+        found: list[tuple[object, bytes]] = []
+        gone: list[str] = []
+        for start in range(0, len(ids), MGET_CHUNK):
+            chunk = ids[start : start + MGET_CHUNK]
+            values = self._io.call("MGET", *[self._keys.task(task_id) for task_id in chunk])
+            for task_id, raw in zip(chunk, values, strict=True):
+                if raw is None:
+                    gone.append(task_id)
+                else:
+                    found.append((task_id, raw))
+        if gone:
+            self._io.script("task_prune", [index, *[self._keys.task(task_id) for task_id in gone]], gone)
+        return found
+
+
+class RedisBackgroundTaskStore(TaskStore[str | bytes]):
+    """Background tasks of one Redis bundle; ``clock`` stamps a terminal task's ``end_time``."""
+
+    def __init__(self, io: RedisIO, keys: RedisKeys, clock: Clock) -> None:
+        super().__init__(RedisTaskDriver(io, keys), clock)
