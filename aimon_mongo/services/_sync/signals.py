@@ -218,9 +218,13 @@ class SignalBus:
             self._closed = True
             started, self._started = self._started, False
             self._hub.clear()
-        if started:
-            with self._driver.failures(SignalBusError, f"close of the signal bus of node {self.node_id!r}"):
+        if not started:
+            return
+        try:
+            with self._driver.failures(SignalBusError, f"close of the signal feed of node {self.node_id!r}"):
                 self._driver.stop(join=_DISPATCHING.get() is not self)
+        except AimonStorageError as exc:  # closed all the same: nothing is delivered any more
+            log.warning("closing the signal feed of node %s failed: %s", self.node_id, exc)
 
     def _remove(self, session_id: str, sub_id: int) -> None:
         with self._lock:
