@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 
 FetchedRow = tuple[int, str, str, str, str | None]
 """``(id, conversation_id, kind, origin_node_id, payload text or None when not for us)``."""
-Deliver = Callable[[Sequence[FetchedRow]], None]
+Deliver = Callable[[FetchedRow], None]
 
 _SEED = "SELECT COALESCE(MAX(id), 0) FROM {signal}"
 # Rows of every session advance the position (so gaps can be told from other sessions' rows), but the
@@ -55,7 +55,8 @@ _WAKE_PREFIX = "aimon_wake_"
 
 
 class SignalListener:
-    """Feeds ``deliver`` with the rows other nodes publish, for the sessions ``sessions()`` names."""
+    """Feeds ``deliver`` (given to :meth:`start`) with the rows other nodes publish, one by one, for the
+    sessions ``sessions()`` names."""
 
     def __init__(
         self,
@@ -63,7 +64,6 @@ class SignalListener:
         schema: str,
         node_id: str,
         sessions: Callable[[], Sequence[str]],
-        deliver: Deliver,
         *,
         poll_seconds: float = POLL_SECONDS,
         self_poll_seconds: float = SELF_POLL_SECONDS,
@@ -71,7 +71,7 @@ class SignalListener:
         self._pool = pool
         self._node_id = node_id
         self._sessions = sessions
-        self._deliver = deliver
+        self._deliver: Deliver | None = None
         self._poll = poll_seconds
         self._self_poll = self_poll_seconds
         self._seed = qualify(_SEED, schema)
@@ -86,11 +86,12 @@ class SignalListener:
         self.backend_pid: int | None = None
         """Server process id of the current LISTEN connection (``pg_stat_activity.pid``)."""
 
-    def start(self) -> None:
+    def start(self, deliver: Deliver) -> None:
         """Connect, LISTEN and take the current last id as the starting point, then run in the background.
 
         Raises :class:`~aimon_mongo.errors.BackendUnavailable` when the first connection fails.
         """
+        self._deliver = deliver
         conn = self._pool.dedicated(SignalBusError)
         try:
             self._listen(conn)
@@ -102,10 +103,11 @@ class SignalListener:
             raise translate(exc, SignalBusError, self._pool.listen_endpoint) from exc
         self._worker = spawn(lambda: self._run(conn), name=f"aimon-postgres-listen-{self._node_id}")
 
-    def stop(self) -> None:
-        """Stop the worker (it closes its connection). Idempotent."""
+    def stop(self, join: bool) -> None:
+        """Stop the worker (it closes its connection); ``join`` False when called from the worker itself.
+        Idempotent."""
         self._stopping.set()
-        if self._worker is None:
+        if self._worker is None or not join:
             return
         try:
             with self._pool.connection(SignalBusError) as conn:
@@ -181,9 +183,9 @@ class SignalListener:
             if not rows:
                 return
             feed.observe((row[0] for row in rows), monotonic())
-            wanted = [row for row in rows if row[4] is not None]
-            if wanted:
-                self._deliver(wanted)
+            for row in rows:
+                if row[4] is not None and self._deliver is not None:
+                    self._deliver(row)
             if len(rows) < FETCH_LIMIT:
                 return
 
