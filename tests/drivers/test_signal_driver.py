@@ -62,7 +62,7 @@ class _Feed:
     async def start(self, sessions: list[str]) -> None:
         for session in sessions:
             await self.driver.follow(session)
-        await self.driver.start(self._deliver)
+        await self.driver.start(self._deliver, lambda: list(sessions))
         for session in sessions:
             assert await self.driver.confirmed(session, 10.0), f"the feed did not take session {session}"
 
@@ -171,12 +171,14 @@ async def test_change_stream_feed_takes_concurrent_publishers_and_new_sessions_e
         fed.append(raw)
 
     driver = follower.driver
+    followed = sessions[:1]
     try:
         await driver.follow(sessions[0])
-        await driver.start(deliver)
+        await driver.start(deliver, lambda: followed)
         assert await driver.confirmed(sessions[0], 10.0)
         racing = asyncio.gather(*(_publish_from_bus(bus, sessions[:1]) for bus in publishers))
         for session in sessions[1:]:
+            followed = [*followed, session]
             await driver.follow(session)
             assert await driver.confirmed(session, 10.0)
         await racing

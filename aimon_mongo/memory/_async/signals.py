@@ -7,7 +7,7 @@ The feed is the storage's shared hub: each node registers there, per followed se
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import SessionSignal
@@ -47,7 +47,7 @@ class AsyncMemorySignalDriver:
     def describe(self, raw: SessionSignal) -> str:
         return "in memory"
 
-    async def start(self, deliver: Deliver) -> None:
+    async def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
         self._deliver = deliver
 
     async def follow(self, session_id: str) -> None:

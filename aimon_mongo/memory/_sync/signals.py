@@ -8,7 +8,7 @@ The feed is the storage's shared hub: each node registers there, per followed se
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import SessionSignal
@@ -48,7 +48,7 @@ class MemorySignalDriver:
     def describe(self, raw: SessionSignal) -> str:
         return "in memory"
 
-    def start(self, deliver: Deliver) -> None:
+    def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
         self._deliver = deliver
 
     def follow(self, session_id: str) -> None:

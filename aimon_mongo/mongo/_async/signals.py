@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -79,7 +79,7 @@ class AsyncMongoSignalDriver:
         self._worker: Worker | None = None
         self._stream: Any = None
         self._resume_token: Any = None
-        self._wanted: frozenset[str] = frozenset()
+        self._sessions: Callable[[], list[str]] = list
         self.filtered: frozenset[str] = frozenset()
         """The sessions the open change stream's ``$match`` takes."""
         self._waiters: list[tuple[str, Event]] = []
@@ -103,10 +103,10 @@ class AsyncMongoSignalDriver:
         return f"{n.F_ID} {raw.get(n.F_ID)}"
 
     async def follow(self, session_id: str) -> None:
-        self._wanted = self._wanted | {session_id}
+        """Nothing to do: the watcher reopens its change stream when ``sessions()`` changed."""
 
     async def unfollow(self, session_id: str) -> None:
-        self._wanted = self._wanted - {session_id}
+        """As :meth:`follow`."""
 
     async def confirmed(self, session_id: str, timeout: float) -> bool:
         """At once in polling mode; with a change stream, once its ``$match`` takes ``session_id``."""
@@ -131,8 +131,9 @@ class AsyncMongoSignalDriver:
 
     # --- watcher ---------------------------------------------------------------------------------------
 
-    async def start(self, deliver: Deliver) -> None:
+    async def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
         self._deliver = deliver
+        self._sessions = sessions
         mode = self._requested
         if mode == "auto":
             supported = (await describe(self._signals.database.client)).supports_change_streams
@@ -185,7 +186,7 @@ class AsyncMongoSignalDriver:
         await wait_event(self._stop, self._retry_backoff)
 
     async def _open_stream(self) -> Any:
-        sessions = self._wanted
+        sessions = frozenset(self._sessions())
         wanted = {
             "operationType": "insert",
             "fullDocument." + n.F_ORIGIN_NODE_ID: {"$ne": self.node_id},
@@ -211,7 +212,7 @@ class AsyncMongoSignalDriver:
                 pass
 
     async def _stream_step(self) -> None:
-        if self._stream is not None and self._wanted != self.filtered:
+        if self._stream is not None and frozenset(self._sessions()) != self.filtered:
             await self._close_stream()  # the subscribed sessions changed: reopen from the resume token
         if self._stream is None:
             self._stream = await self._open_stream()

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -80,7 +80,7 @@ class MongoSignalDriver:
         self._worker: Worker | None = None
         self._stream: Any = None
         self._resume_token: Any = None
-        self._wanted: frozenset[str] = frozenset()
+        self._sessions: Callable[[], list[str]] = list
         self.filtered: frozenset[str] = frozenset()
         """The sessions the open change stream's ``$match`` takes."""
         self._waiters: list[tuple[str, Event]] = []
@@ -104,10 +104,10 @@ class MongoSignalDriver:
         return f"{n.F_ID} {raw.get(n.F_ID)}"
 
     def follow(self, session_id: str) -> None:
-        self._wanted = self._wanted | {session_id}
+        """Nothing to do: the watcher reopens its change stream when ``sessions()`` changed."""
 
     def unfollow(self, session_id: str) -> None:
-        self._wanted = self._wanted - {session_id}
+        """As :meth:`follow`."""
 
     def confirmed(self, session_id: str, timeout: float) -> bool:
         """At once in polling mode; with a change stream, once its ``$match`` takes ``session_id``."""
@@ -132,8 +132,9 @@ class MongoSignalDriver:
 
     # --- watcher ---------------------------------------------------------------------------------------
 
-    def start(self, deliver: Deliver) -> None:
+    def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
         self._deliver = deliver
+        self._sessions = sessions
         mode = self._requested
         if mode == "auto":
             supported = (describe(self._signals.database.client)).supports_change_streams
@@ -186,7 +187,7 @@ class MongoSignalDriver:
         wait_event(self._stop, self._retry_backoff)
 
     def _open_stream(self) -> Any:
-        sessions = self._wanted
+        sessions = frozenset(self._sessions())
         wanted = {
             "operationType": "insert",
             "fullDocument." + n.F_ORIGIN_NODE_ID: {"$ne": self.node_id},
@@ -212,7 +213,7 @@ class MongoSignalDriver:
                 pass
 
     def _stream_step(self) -> None:
-        if self._stream is not None and self._wanted != self.filtered:
+        if self._stream is not None and frozenset(self._sessions()) != self.filtered:
             self._close_stream()  # the subscribed sessions changed: reopen from the resume token
         if self._stream is None:
             self._stream = self._open_stream()

@@ -54,22 +54,21 @@ _WAKE_PREFIX = "aimon_wake_"
 
 
 class AsyncSignalListener:
-    """Feeds ``deliver`` (given to :meth:`start`) with the rows other nodes publish, one by one, for the
-    sessions ``sessions()`` names."""
+    """Feeds ``deliver`` with the rows other nodes publish, one by one, for the sessions ``sessions()``
+    names (both given to :meth:`start`)."""
 
     def __init__(
         self,
         pool: AsyncPgPool,
         schema: str,
         node_id: str,
-        sessions: Callable[[], Sequence[str]],
         *,
         poll_seconds: float = POLL_SECONDS,
         self_poll_seconds: float = SELF_POLL_SECONDS,
     ) -> None:
         self._pool = pool
         self._node_id = node_id
-        self._sessions = sessions
+        self._sessions: Callable[[], Sequence[str]] = list
         self._deliver: Deliver | None = None
         self._poll = poll_seconds
         self._self_poll = self_poll_seconds
@@ -85,12 +84,13 @@ class AsyncSignalListener:
         self.backend_pid: int | None = None
         """Server process id of the current LISTEN connection (``pg_stat_activity.pid``)."""
 
-    async def start(self, deliver: Deliver) -> None:
+    async def start(self, deliver: Deliver, sessions: Callable[[], Sequence[str]]) -> None:
         """Connect, LISTEN and take the current last id as the starting point, then run in the background.
 
         Raises :class:`~aimon_mongo.errors.BackendUnavailable` when the first connection fails.
         """
         self._deliver = deliver
+        self._sessions = sessions
         conn = await self._pool.dedicated(SignalBusError)
         try:
             await self._listen(conn)

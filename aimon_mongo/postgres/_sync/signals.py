@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -79,8 +79,7 @@ class PostgresSignalDriver:
         self._publish_many = qualify(_PUBLISH_MANY, schema)
         self.sweep = qualify(retention.SIGNALS, schema)
         """The retention ``DELETE`` of one batch."""
-        self._wanted: frozenset[str] = frozenset()
-        self.listener = SignalListener(pool, schema, node_id, lambda: sorted(self._wanted))
+        self.listener = SignalListener(pool, schema, node_id)
 
     def encode(self, signal: SessionSignal) -> Row:
         doc = encode_signal(signal)
@@ -122,16 +121,16 @@ class PostgresSignalDriver:
         return f"row {raw[0]} of session {raw[1]}"
 
     def follow(self, session_id: str) -> None:
-        self._wanted = self._wanted | {session_id}
+        """Nothing to do: the listener reads ``sessions()`` on every fetch."""
 
     def unfollow(self, session_id: str) -> None:
-        self._wanted = self._wanted - {session_id}
+        """As :meth:`follow`."""
 
     def confirmed(self, session_id: str, timeout: float) -> bool:
-        return True  # the listener reads the session list on every fetch, from its position on
+        return True  # every fetch from the listener's position on takes the session
 
-    def start(self, deliver: Deliver) -> None:
-        self.listener.start(deliver)
+    def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
+        self.listener.start(deliver, sessions)
 
     def stop(self, join: bool) -> None:
         self.listener.stop(join)

@@ -17,7 +17,7 @@ cluster layout either).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from redis.asyncio import Redis
@@ -110,7 +110,7 @@ class AsyncRedisSignalDriver:
     def _channels(self, session_id: str) -> tuple[str, str]:
         return self._keys.control_channel(session_id), self._keys.events_channel(session_id)
 
-    async def start(self, deliver: Deliver) -> None:
+    async def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
         self._deliver = deliver
         self._reader = spawn(self._read, f"aimon-redis-signals-{self.node_id}")
 

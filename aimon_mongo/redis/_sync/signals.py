@@ -18,7 +18,7 @@ cluster layout either).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from redis import Redis
@@ -111,7 +111,7 @@ class RedisSignalDriver:
     def _channels(self, session_id: str) -> tuple[str, str]:
         return self._keys.control_channel(session_id), self._keys.events_channel(session_id)
 
-    def start(self, deliver: Deliver) -> None:
+    def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
         self._deliver = deliver
         self._reader = spawn(self._read, f"aimon-redis-signals-{self.node_id}")
 

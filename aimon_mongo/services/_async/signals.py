@@ -87,8 +87,9 @@ class AsyncSignalDriver(Protocol):
         """Where a raw signal came from, for a log line (an id, a channel) — never its payload."""
         ...
 
-    async def start(self, deliver: Deliver) -> None:
-        """Start the feed (the first ``subscribe``, after its ``follow``): positioned when this returns."""
+    async def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
+        """Start the feed (the first ``subscribe``, after its ``follow``): positioned when this returns.
+        ``sessions()`` names the sessions that have handlers now (a feed that filters by it reads it)."""
         ...
 
     async def follow(self, session_id: str) -> None:
@@ -191,7 +192,7 @@ class AsyncSignalBus:
                     if self._hub.count(sid) == 1:
                         await self._driver.follow(sid)
                     if not self._started:
-                        await self._driver.start(self._dispatch)
+                        await self._driver.start(self._dispatch, self._hub.sessions)
                         self._started = True
             except BaseException:
                 if self._hub.remove(sid, sub_id):

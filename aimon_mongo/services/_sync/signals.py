@@ -88,8 +88,9 @@ class SignalDriver(Protocol):
         """Where a raw signal came from, for a log line (an id, a channel) — never its payload."""
         ...
 
-    def start(self, deliver: Deliver) -> None:
-        """Start the feed (the first ``subscribe``, after its ``follow``): positioned when this returns."""
+    def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
+        """Start the feed (the first ``subscribe``, after its ``follow``): positioned when this returns.
+        ``sessions()`` names the sessions that have handlers now (a feed that filters by it reads it)."""
         ...
 
     def follow(self, session_id: str) -> None:
@@ -192,7 +193,7 @@ class SignalBus:
                     if self._hub.count(sid) == 1:
                         self._driver.follow(sid)
                     if not self._started:
-                        self._driver.start(self._dispatch)
+                        self._driver.start(self._dispatch, self._hub.sessions)
                         self._started = True
             except BaseException:
                 if self._hub.remove(sid, sub_id):
