@@ -52,25 +52,59 @@ def _recording_deliver(store: Any, fed: list[Any]) -> Callable[[Any], Any]:
 
 
 class _Feed:
-    """One follower node's feed, started on the driver itself (the bus above it stays unstarted)."""
+    """One follower node's feed, started on the driver itself (the bus above it stays unstarted) and stepped
+    here the way the bus's watcher steps it (a task, or a thread for the sync flavour)."""
 
     def __init__(self, node: Any) -> None:
         self.driver = driver_of(node.signals)
         self.raw: list[Any] = []
+        self._store = node.signals
         self._deliver = _recording_deliver(node.signals, self.raw)
+        self._stop_async = asyncio.Event()
+        self._stop_sync = threading.Event()
+        self._runner: Any = None
 
     async def start(self, sessions: list[str]) -> None:
         for session in sessions:
             await self.driver.follow(session)
         await self.driver.start(self._deliver, lambda: list(sessions))
+        if isinstance(self._store, AsyncFacade):
+            watch = self._store.unwrapped.driver.watch
+            if watch is not None:
+                self._runner = threading.Thread(target=self._step_sync, args=(watch,), daemon=True)
+                self._runner.start()
+        elif self.driver.watch is not None:
+            self._runner = asyncio.get_running_loop().create_task(self._step_async(self.driver.watch))
         for session in sessions:
             assert await self.driver.confirmed(session, 10.0), f"the feed did not take session {session}"
+
+    def _step_sync(self, watch: Any) -> None:
+        while not self._stop_sync.is_set():
+            try:
+                watch.step(self._stop_sync)
+            except Exception as exc:
+                watch.recover(exc)
+                self._stop_sync.wait(watch.retry_backoff)
+
+    async def _step_async(self, watch: Any) -> None:
+        while not self._stop_async.is_set():
+            try:
+                await watch.step(self._stop_async)
+            except Exception as exc:
+                await watch.recover(exc)
+                await asyncio.sleep(watch.retry_backoff)
 
     async def signals(self) -> list[SessionSignal]:
         return [await _value(self.driver.decode(raw)) for raw in list(self.raw)]
 
     async def stop(self) -> None:
-        await self.driver.stop(True)
+        self._stop_sync.set()
+        self._stop_async.set()
+        if isinstance(self._runner, threading.Thread):
+            await asyncio.to_thread(self._runner.join, 10.0)
+        elif self._runner is not None:
+            await self._runner
+        await self.driver.stop()
 
 
 async def _publish_from(node: Any, sessions: list[str]) -> None:
@@ -172,9 +206,17 @@ async def test_change_stream_feed_takes_concurrent_publishers_and_new_sessions_e
 
     driver = follower.driver
     followed = sessions[:1]
+    stopping = asyncio.Event()
+
+    async def watcher() -> None:
+        while not stopping.is_set():
+            await driver.watch.step(stopping)
+
+    stepping: asyncio.Task[None] | None = None
     try:
         await driver.follow(sessions[0])
         await driver.start(deliver, lambda: followed)
+        stepping = asyncio.get_running_loop().create_task(watcher())
         assert await driver.confirmed(sessions[0], 10.0)
         racing = asyncio.gather(*(_publish_from_bus(bus, sessions[:1]) for bus in publishers))
         for session in sessions[1:]:
@@ -191,7 +233,10 @@ async def test_change_stream_feed_takes_concurrent_publishers_and_new_sessions_e
             (s, f"publisher-{p}", n) for s in sessions for p in range(PUBLISHERS) for n in range(SINGLE + BATCH)
         )
     finally:
-        await driver.stop(True)
+        stopping.set()
+        if stepping is not None:
+            await stepping
+        await driver.stop()
         await client.drop_database(name)
         await client.close()
 

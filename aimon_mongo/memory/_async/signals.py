@@ -23,6 +23,8 @@ class AsyncMemorySignalDriver:
     """Nothing is ever disconnected in memory, so nothing is missed."""
     publish_chunk = None
     chunks_are_atomic = False
+    watch = None
+    """``publish`` delivers in the publisher's call."""
 
     def __init__(self, storage: MemoryStorage, node_id: str) -> None:
         self.node_id = node_id
@@ -65,7 +67,7 @@ class AsyncMemorySignalDriver:
         if sub_id is not None:
             self._hub.remove(session_id, sub_id)
 
-    async def stop(self, join: bool) -> None:
+    async def stop(self) -> None:
         for session_id in list(self._followed):
             await self.unfollow(session_id)
 

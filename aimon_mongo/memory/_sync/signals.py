@@ -24,6 +24,8 @@ class MemorySignalDriver:
     """Nothing is ever disconnected in memory, so nothing is missed."""
     publish_chunk = None
     chunks_are_atomic = False
+    watch = None
+    """``publish`` delivers in the publisher's call."""
 
     def __init__(self, storage: MemoryStorage, node_id: str) -> None:
         self.node_id = node_id
@@ -66,7 +68,7 @@ class MemorySignalDriver:
         if sub_id is not None:
             self._hub.remove(session_id, sub_id)
 
-    def stop(self, join: bool) -> None:
+    def stop(self) -> None:
         for session_id in list(self._followed):
             self.unfollow(session_id)
 

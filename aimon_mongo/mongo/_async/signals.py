@@ -1,8 +1,7 @@
 """MongoDB signal driver (async source; the sync twin is generated): capped ``conversation_signals``.
 
 ``publish`` inserts ``{conversationId, kind, originNodeId, payload}``. The feed's ``start`` (the first
-``subscribe``) starts one watcher per bus (an asyncio task here, a daemon thread in the sync twin),
-positioned when it returns:
+``subscribe``) positions it; the service's watcher then runs its ``step``:
 
 * **change stream** when the deployment supports it (replica set / sharded: ``describe()``), filtered to
   inserts of other nodes *for the sessions this node subscribes to* (a node decodes only its own
@@ -14,10 +13,9 @@ positioned when it returns:
 * **polling** by ``_id`` otherwise (a standalone server), every ``poll_interval`` seconds, see
   :mod:`aimon_mongo.mongo.poll_position`.
 
-The choice is made once and logged once at INFO. A node never receives its own signals. After a server
-error the watcher backs off and continues after its last seen signal (signals published meanwhile are
-delivered late, not lost — unless a change stream's resume point left the oplog, logged at WARN); it never
-stops because of one error. ``stop`` ends it.
+The choice is made once and logged once at INFO. After a server error (``recover``) the feed continues
+after its last seen signal (signals published meanwhile are delivered late, not lost — unless a change
+stream's resume point left the oplog, which ``recover`` names).
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import OperationFailure, PyMongoError
 
 from aimon_mongo import names as n
-from aimon_mongo._async_runtime import Event, Worker, spawn, wait_event
+from aimon_mongo._async_runtime import Event, wait_event
 from aimon_mongo.codec.signal import decode_signal, signal_to_mongo
 from aimon_mongo.errors import SignalBusError
 from aimon_mongo.model import SessionSignal
@@ -69,14 +67,13 @@ class AsyncMongoSignalDriver:
         lookback: timedelta,
     ) -> None:
         self.node_id = node_id
+        self.watch = self
         self._signals = collection
         self._requested: WatchMode = mode
         self._poll_interval = poll_interval
-        self._retry_backoff = retry_backoff
+        self.retry_backoff = retry_backoff
         self._position = PollPosition(lookback)
         self._deliver: Deliver | None = None
-        self._stop = Event()
-        self._worker: Worker | None = None
         self._stream: Any = None
         self._resume_token: Any = None
         self._sessions: Callable[[], list[str]] = list
@@ -123,10 +120,10 @@ class AsyncMongoSignalDriver:
             self._waiters = [(s, e) for s, e in self._waiters if e is not done]
         return False
 
-    async def stop(self, join: bool) -> None:
-        self._stop.set()
-        if self._worker is not None and join:
-            await self._worker.join(10.0)
+    async def wake(self) -> None:
+        """Nothing to do: a step waits at most ``poll_interval`` (or the stream's 200 ms)."""
+
+    async def stop(self) -> None:
         await self._close_stream()
 
     # --- watcher ---------------------------------------------------------------------------------------
@@ -154,36 +151,22 @@ class AsyncMongoSignalDriver:
         self.watch_mode = mode
         how = "change stream" if mode == CHANGE_STREAM else f"polling every {self._poll_interval:g} s"
         log.info("signal bus of node %s watches %s by %s", self.node_id, self._signals.name, how)
-        self._worker = spawn(self._run, f"aimon-signals-{self.node_id}")
 
-    async def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                if self.watch_mode == CHANGE_STREAM:
-                    await self._stream_step()
-                else:
-                    await self._poll(deliver=True)
-                    await wait_event(self._stop, self._poll_interval)
-            except PyMongoError as exc:
-                await self._recover(exc)
-            except Exception:  # never let one surprise stop the watcher
-                log.exception("signal watcher of node %s hit an unexpected error", self.node_id)
-                await wait_event(self._stop, self._retry_backoff)
-
-    async def _recover(self, exc: PyMongoError) -> None:
-        await self._close_stream()
-        if isinstance(exc, OperationFailure) and exc.code in _HISTORY_LOST:
-            log.warning(
-                "signal watcher of node %s lost its resume point (%s); signals published meanwhile are lost",
-                self.node_id,
-                type(exc).__name__,
-            )
-            self._resume_token = None
+    async def step(self, stopping: Event) -> None:
+        if self.watch_mode == CHANGE_STREAM:
+            await self._stream_step(stopping)
         else:
-            log.warning(
-                "signal watcher of node %s: %s; retrying in %g s", self.node_id, type(exc).__name__, self._retry_backoff
-            )
-        await wait_event(self._stop, self._retry_backoff)
+            await self._poll(deliver=True, stopping=stopping)
+            await wait_event(stopping, self._poll_interval)
+
+    async def recover(self, exc: Exception) -> str | None:
+        await self._close_stream()
+        if not isinstance(exc, PyMongoError):
+            return None
+        if isinstance(exc, OperationFailure) and exc.code in _HISTORY_LOST:
+            self._resume_token = None
+            return f"lost its resume point ({type(exc).__name__}); signals published meanwhile are lost"
+        return type(exc).__name__
 
     async def _open_stream(self) -> Any:
         sessions = frozenset(self._sessions())
@@ -211,7 +194,7 @@ class AsyncMongoSignalDriver:
             except PyMongoError:
                 pass
 
-    async def _stream_step(self) -> None:
+    async def _stream_step(self, stopping: Event) -> None:
         if self._stream is not None and frozenset(self._sessions()) != self.filtered:
             await self._close_stream()  # the subscribed sessions changed: reopen from the resume token
         if self._stream is None:
@@ -219,14 +202,14 @@ class AsyncMongoSignalDriver:
         change = await self._stream.try_next()
         if change is None:
             self._resume_token = self._stream.resume_token or self._resume_token
-            await wait_event(self._stop, self._poll_interval)
+            await wait_event(stopping, self._poll_interval)
             return
         self._resume_token = change.get("_id", self._resume_token)
         document = change.get("fullDocument")
         if document is not None and self._deliver is not None:
             await self._deliver(document)
 
-    async def _poll(self, deliver: bool) -> None:
+    async def _poll(self, deliver: bool, stopping: Event | None = None) -> None:
         found = await self._signals.find(self._position.query(self.node_id), projection={n.F_ID: 1}).to_list(None)
         new = self._position.unseen(doc[n.F_ID] for doc in found)
         if not new:
@@ -234,7 +217,7 @@ class AsyncMongoSignalDriver:
         if deliver:
             docs = await self._signals.find({n.F_ID: {"$in": new}}).sort(n.F_ID, 1).to_list(None)
             for doc in docs:
-                if self._stop.is_set():
+                if stopping is not None and stopping.is_set():
                     return
                 self._position.mark([doc[n.F_ID]])
                 if self._deliver is not None:

@@ -2,8 +2,7 @@
 """MongoDB signal driver (generated from the ``_async`` source): capped ``conversation_signals``.
 
 ``publish`` inserts ``{conversationId, kind, originNodeId, payload}``. The feed's ``start`` (the first
-``subscribe``) starts one watcher per bus (an asyncio task here, a daemon thread in the sync twin),
-positioned when it returns:
+``subscribe``) positions it; the service's watcher then runs its ``step``:
 
 * **change stream** when the deployment supports it (replica set / sharded: ``describe()``), filtered to
   inserts of other nodes *for the sessions this node subscribes to* (a node decodes only its own
@@ -15,10 +14,9 @@ positioned when it returns:
 * **polling** by ``_id`` otherwise (a standalone server), every ``poll_interval`` seconds, see
   :mod:`aimon_mongo.mongo.poll_position`.
 
-The choice is made once and logged once at INFO. A node never receives its own signals. After a server
-error the watcher backs off and continues after its last seen signal (signals published meanwhile are
-delivered late, not lost — unless a change stream's resume point left the oplog, logged at WARN); it never
-stops because of one error. ``stop`` ends it.
+The choice is made once and logged once at INFO. After a server error (``recover``) the feed continues
+after its last seen signal (signals published meanwhile are delivered late, not lost — unless a change
+stream's resume point left the oplog, which ``recover`` names).
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from pymongo.synchronous.collection import Collection
 from pymongo.errors import OperationFailure, PyMongoError
 
 from aimon_mongo import names as n
-from aimon_mongo._sync_runtime import Event, Worker, spawn, wait_event
+from aimon_mongo._sync_runtime import Event, wait_event
 from aimon_mongo.codec.signal import decode_signal, signal_to_mongo
 from aimon_mongo.errors import SignalBusError
 from aimon_mongo.model import SessionSignal
@@ -70,14 +68,13 @@ class MongoSignalDriver:
         lookback: timedelta,
     ) -> None:
         self.node_id = node_id
+        self.watch = self
         self._signals = collection
         self._requested: WatchMode = mode
         self._poll_interval = poll_interval
-        self._retry_backoff = retry_backoff
+        self.retry_backoff = retry_backoff
         self._position = PollPosition(lookback)
         self._deliver: Deliver | None = None
-        self._stop = Event()
-        self._worker: Worker | None = None
         self._stream: Any = None
         self._resume_token: Any = None
         self._sessions: Callable[[], list[str]] = list
@@ -124,10 +121,10 @@ class MongoSignalDriver:
             self._waiters = [(s, e) for s, e in self._waiters if e is not done]
         return False
 
-    def stop(self, join: bool) -> None:
-        self._stop.set()
-        if self._worker is not None and join:
-            self._worker.join(10.0)
+    def wake(self) -> None:
+        """Nothing to do: a step waits at most ``poll_interval`` (or the stream's 200 ms)."""
+
+    def stop(self) -> None:
         self._close_stream()
 
     # --- watcher ---------------------------------------------------------------------------------------
@@ -155,36 +152,22 @@ class MongoSignalDriver:
         self.watch_mode = mode
         how = "change stream" if mode == CHANGE_STREAM else f"polling every {self._poll_interval:g} s"
         log.info("signal bus of node %s watches %s by %s", self.node_id, self._signals.name, how)
-        self._worker = spawn(self._run, f"aimon-signals-{self.node_id}")
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                if self.watch_mode == CHANGE_STREAM:
-                    self._stream_step()
-                else:
-                    self._poll(deliver=True)
-                    wait_event(self._stop, self._poll_interval)
-            except PyMongoError as exc:
-                self._recover(exc)
-            except Exception:  # never let one surprise stop the watcher
-                log.exception("signal watcher of node %s hit an unexpected error", self.node_id)
-                wait_event(self._stop, self._retry_backoff)
-
-    def _recover(self, exc: PyMongoError) -> None:
-        self._close_stream()
-        if isinstance(exc, OperationFailure) and exc.code in _HISTORY_LOST:
-            log.warning(
-                "signal watcher of node %s lost its resume point (%s); signals published meanwhile are lost",
-                self.node_id,
-                type(exc).__name__,
-            )
-            self._resume_token = None
+    def step(self, stopping: Event) -> None:
+        if self.watch_mode == CHANGE_STREAM:
+            self._stream_step(stopping)
         else:
-            log.warning(
-                "signal watcher of node %s: %s; retrying in %g s", self.node_id, type(exc).__name__, self._retry_backoff
-            )
-        wait_event(self._stop, self._retry_backoff)
+            self._poll(deliver=True, stopping=stopping)
+            wait_event(stopping, self._poll_interval)
+
+    def recover(self, exc: Exception) -> str | None:
+        self._close_stream()
+        if not isinstance(exc, PyMongoError):
+            return None
+        if isinstance(exc, OperationFailure) and exc.code in _HISTORY_LOST:
+            self._resume_token = None
+            return f"lost its resume point ({type(exc).__name__}); signals published meanwhile are lost"
+        return type(exc).__name__
 
     def _open_stream(self) -> Any:
         sessions = frozenset(self._sessions())
@@ -212,7 +195,7 @@ class MongoSignalDriver:
             except PyMongoError:
                 pass
 
-    def _stream_step(self) -> None:
+    def _stream_step(self, stopping: Event) -> None:
         if self._stream is not None and frozenset(self._sessions()) != self.filtered:
             self._close_stream()  # the subscribed sessions changed: reopen from the resume token
         if self._stream is None:
@@ -220,14 +203,14 @@ class MongoSignalDriver:
         change = self._stream.try_next()
         if change is None:
             self._resume_token = self._stream.resume_token or self._resume_token
-            wait_event(self._stop, self._poll_interval)
+            wait_event(stopping, self._poll_interval)
             return
         self._resume_token = change.get("_id", self._resume_token)
         document = change.get("fullDocument")
         if document is not None and self._deliver is not None:
             self._deliver(document)
 
-    def _poll(self, deliver: bool) -> None:
+    def _poll(self, deliver: bool, stopping: Event | None = None) -> None:
         found = self._signals.find(self._position.query(self.node_id), projection={n.F_ID: 1}).to_list(None)
         new = self._position.unseen(doc[n.F_ID] for doc in found)
         if not new:
@@ -235,7 +218,7 @@ class MongoSignalDriver:
         if deliver:
             docs = self._signals.find({n.F_ID: {"$in": new}}).sort(n.F_ID, 1).to_list(None)
             for doc in docs:
-                if self._stop.is_set():
+                if stopping is not None and stopping.is_set():
                     return
                 self._position.mark([doc[n.F_ID]])
                 if self._deliver is not None:

@@ -78,7 +78,7 @@ class AsyncPostgresSignalDriver:
         self._publish_many = qualify(_PUBLISH_MANY, schema)
         self.sweep = qualify(retention.SIGNALS, schema)
         """The retention ``DELETE`` of one batch."""
-        self.listener = AsyncSignalListener(pool, schema, node_id)
+        self.listener = self.watch = AsyncSignalListener(pool, schema, node_id)
 
     def encode(self, signal: SessionSignal) -> Row:
         doc = encode_signal(signal)
@@ -131,8 +131,8 @@ class AsyncPostgresSignalDriver:
     async def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
         await self.listener.start(deliver, sessions)
 
-    async def stop(self, join: bool) -> None:
-        await self.listener.stop(join)
+    async def stop(self) -> None:
+        await self.listener.stop()
 
 
 class AsyncPostgresSessionSignalBus(AsyncSignalBus):

@@ -79,7 +79,7 @@ class PostgresSignalDriver:
         self._publish_many = qualify(_PUBLISH_MANY, schema)
         self.sweep = qualify(retention.SIGNALS, schema)
         """The retention ``DELETE`` of one batch."""
-        self.listener = SignalListener(pool, schema, node_id)
+        self.listener = self.watch = SignalListener(pool, schema, node_id)
 
     def encode(self, signal: SessionSignal) -> Row:
         doc = encode_signal(signal)
@@ -132,8 +132,8 @@ class PostgresSignalDriver:
     def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
         self.listener.start(deliver, sessions)
 
-    def stop(self, join: bool) -> None:
-        self.listener.stop(join)
+    def stop(self) -> None:
+        self.listener.stop()
 
 
 class PostgresSessionSignalBus(SignalBus):

@@ -2,9 +2,9 @@
 """Signal driver on Redis pub/sub (reference §4.4).
 
 Channels: ``EVENT`` and ``STATUS`` go to ``<conv>:events:<id>``, every other kind to
-``<conv>:control:<id>``; the message is the shared signal codec's JSON. One pub/sub connection per bus
-and one background reader: following a session subscribes to both its channels (``confirmed`` once Redis
-confirmed the events channel), unfollowing unsubscribes.
+``<conv>:control:<id>``; the message is the shared signal codec's JSON. One pub/sub connection per bus,
+read by the service's watcher (``step``): following a session subscribes to both its channels
+(``confirmed`` once Redis confirmed the events channel), unfollowing unsubscribes.
 
 Pub/sub is at-most-once: a signal published while this node's connection is down is lost for it
 (``delivers_missed_signals = False``); the reader reconnects and re-subscribes by itself.
@@ -17,14 +17,13 @@ cluster layout either).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from redis import Redis
 from redis.cluster import RedisCluster
 
-from aimon_mongo._sync_runtime import Event, Worker, sleep, spawn, wait_event
+from aimon_mongo._sync_runtime import Event, sleep, wait_event
 from aimon_mongo.codec.signal import signal_from_json, signal_to_json
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.signal import SessionSignal, SignalKind
@@ -33,8 +32,6 @@ from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
 from aimon_mongo.services._sync.signals import SignalBus, Deliver
 from aimon_mongo.services.failures import Failures
-
-log = logging.getLogger(__name__)
 
 EVENT_KINDS = frozenset({SignalKind.EVENT, SignalKind.STATUS})
 READ_TIMEOUT = 0.2
@@ -52,9 +49,11 @@ class RedisSignalDriver:
     publish_chunk = None
     """``publish_all`` is one pipeline."""
     chunks_are_atomic = False
+    retry_backoff = RECONNECT_BACKOFF
 
     def __init__(self, client: Redis | RedisCluster, io: RedisIO, keys: RedisKeys, node_id: str) -> None:
         self.node_id = node_id
+        self.watch = self
         self.failures: Failures = io.guard
         self._client = client
         self._io = io
@@ -66,7 +65,6 @@ class RedisSignalDriver:
         self._confirm_type = "ssubscribe" if self.sharded else "subscribe"
         self._ready: dict[str, Event] = {}
         self._pubsub: Any = None
-        self._reader: Worker | None = None
         self._deliver: Deliver | None = None
         self._stopping = False
 
@@ -113,28 +111,24 @@ class RedisSignalDriver:
 
     def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
         self._deliver = deliver
-        self._reader = spawn(self._read, f"aimon-redis-signals-{self.node_id}")
 
-    def stop(self, join: bool) -> None:
+    def step(self, stopping: Event) -> None:
+        message = self._next_message()
+        if message is not None:
+            self._received(message)
+
+    def recover(self, exc: Exception) -> str | None:
+        """The pub/sub connection reconnects and re-subscribes by itself on the next read."""
+        return f"Redis pub/sub connection lost ({type(exc).__name__})"
+
+    def wake(self) -> None:
+        """Nothing to do: a read waits at most ``READ_TIMEOUT``."""
+
+    def stop(self) -> None:
         self._stopping = True
-        if self._reader is not None and join:
-            self._reader.join(READ_TIMEOUT * 10)
         self._ready.clear()
         if self._pubsub is not None:
             self._pubsub.close()
-
-    def _read(self) -> None:
-        while not self._stopping:
-            try:
-                message = self._next_message()
-            except Exception as exc:
-                if self._stopping:
-                    break
-                log.warning("Redis signal reader of node %s lost its connection (%s); reconnecting", self.node_id, exc)
-                sleep(RECONNECT_BACKOFF)
-                continue
-            if message is not None:
-                self._received(message)
 
     def _next_message(self) -> dict[str, Any] | None:
         """The next pub/sub message, or ``None`` after about ``READ_TIMEOUT`` seconds without one."""

@@ -13,6 +13,11 @@ itself, which would wait for itself. The feed hands each raw signal to the servi
 unreadable one is logged (its place, never its payload) and skipped, a signal of this node is dropped (no
 self-delivery), the others go to the session's handlers one after another; a handler that raises is
 logged and keeps receiving. Handlers run on the feed (the watcher) — in the publisher's call for memory.
+
+The watcher is the service's too (an asyncio task here, a daemon thread in the sync twin): it runs the
+driver's ``step`` until ``close()``; a step that raised is handed to the driver's ``recover`` (which drops
+what the error broke and names it), logged at WARN and retried after a backoff that doubles up to
+:data:`RETRY_BACKOFF_MAX` — the watcher never stops because of an error.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 from aimon_mongo._async.ports import SignalHandler
-from aimon_mongo._async_runtime import Lock
+from aimon_mongo._async_runtime import Event, Lock, Worker, spawn, wait_event
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable, CodecError, InvalidArgumentError, SignalBusError
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.services.failures import Failures
@@ -34,12 +39,44 @@ log = logging.getLogger(__name__)
 
 CONFIRM_TIMEOUT = 10.0
 """Seconds ``subscribe`` waits for the feed to carry a newly followed session."""
+RETRY_BACKOFF_MAX = 5.0
+"""The longest wait between two failed steps of the watcher."""
+JOIN_TIMEOUT = 10.0
+"""Seconds ``close()`` waits for the watcher to end."""
 
 Deliver = Callable[[Any], Awaitable[None]]  # sync: Deliver = Callable[[Any], None]
 """What a feed calls with each raw signal it received (on the feed's own worker)."""
 
 _DISPATCHING: contextvars.ContextVar[object | None] = contextvars.ContextVar("aimon_signal_dispatch", default=None)
 """The bus whose handlers run here (so ``subscribe`` / ``close`` from a handler do not wait for the feed)."""
+
+
+def next_backoff(current: float) -> float:
+    """The watcher's wait after ``current`` when its step fails again: doubled, at most :data:`RETRY_BACKOFF_MAX`."""
+    return min(current * 2, RETRY_BACKOFF_MAX)
+
+
+class AsyncSignalWatch(Protocol):
+    """The part of a feed the service's watcher runs."""
+
+    @property
+    def retry_backoff(self) -> float:
+        """Seconds the watcher waits after a first failed step."""
+        ...
+
+    async def step(self, stopping: Event) -> None:
+        """One round of the feed: wait a short while (well under a second) for raw signals and ``deliver``
+        each; raises what the store raised. Returns soon once ``stopping`` is set."""
+        ...
+
+    async def recover(self, exc: Exception) -> str | None:
+        """After ``step`` raised ``exc``: drop what it broke (a stream, a connection) and name what happened
+        for the log (never a payload); ``None`` when ``exc`` is no store failure (logged with its trace)."""
+        ...
+
+    async def wake(self) -> None:
+        """Make a waiting ``step`` return soon (``close()``)."""
+        ...
 
 
 class AsyncSignalDriver(Protocol):
@@ -104,8 +141,13 @@ class AsyncSignalDriver(Protocol):
         """The session's last handler left."""
         ...
 
-    async def stop(self, join: bool) -> None:
-        """Stop the feed and release its connections; ``join`` is False when called from the feed itself."""
+    @property
+    def watch(self) -> AsyncSignalWatch | None:
+        """What the service's watcher steps (``None``: ``publish`` delivers in the publisher's call)."""
+        ...
+
+    async def stop(self) -> None:
+        """Release the feed's connections (the watcher has ended, or is left behind by a handler)."""
         ...
 
 
@@ -134,6 +176,8 @@ class AsyncSignalBus:
         self._lock = Lock()
         self._started = False
         self._closed = False
+        self._stopping = Event()
+        self._worker: Worker | None = None
 
     @property
     def driver(self) -> AsyncSignalDriver:
@@ -194,6 +238,9 @@ class AsyncSignalBus:
                     if not self._started:
                         await self._driver.start(self._dispatch, self._hub.sessions)
                         self._started = True
+                        watch = self._driver.watch
+                        if watch is not None:
+                            self._worker = spawn(lambda: self._watch(watch), f"aimon-signals-{self.node_id}")
             except BaseException:
                 if self._hub.remove(sid, sub_id):
                     await self._unfollow(sid)
@@ -220,11 +267,38 @@ class AsyncSignalBus:
             self._hub.clear()
         if not started:
             return
+        self._stopping.set()
         try:
             with self._driver.failures(SignalBusError, f"close of the signal feed of node {self.node_id!r}"):
-                await self._driver.stop(join=_DISPATCHING.get() is not self)
+                watch = self._driver.watch
+                if watch is not None and self._worker is not None and _DISPATCHING.get() is not self:
+                    await watch.wake()
+                    await self._worker.join(JOIN_TIMEOUT)
+                await self._driver.stop()
         except AimonStorageError as exc:  # closed all the same: nothing is delivered any more
             log.warning("closing the signal feed of node %s failed: %s", self.node_id, exc)
+
+    async def _watch(self, watch: AsyncSignalWatch) -> None:
+        backoff = watch.retry_backoff
+        while not self._stopping.is_set():
+            try:
+                await watch.step(self._stopping)
+                backoff = watch.retry_backoff
+            except Exception as exc:
+                if self._stopping.is_set():
+                    break
+                try:
+                    what = await watch.recover(exc)
+                except Exception as also:  # recovering failed too: the next step tries again
+                    what = f"{type(exc).__name__}, then {type(also).__name__} recovering"
+                if what is None:
+                    log.exception(
+                        "signal watcher of node %s hit an unexpected error; retrying in %g s", self.node_id, backoff
+                    )
+                else:
+                    log.warning("signal watcher of node %s: %s; retrying in %g s", self.node_id, what, backoff)
+                await wait_event(self._stopping, backoff)
+                backoff = next_backoff(backoff)
 
     async def _remove(self, session_id: str, sub_id: int) -> None:
         async with self._lock:
