@@ -1,7 +1,7 @@
 """Signal routing inside one process: who subscribed to which session, on which node (no I/O).
 
-The in-memory bus routes between the nodes sharing one storage; a store-backed bus (MongoDB) keeps the
-subscriptions of its own node here and asks it whom a received signal goes to.
+Every signal bus keeps the handlers of its own node here and asks it whom a received signal goes to; the
+in-memory feed keeps one in the shared storage too, of each node's followed sessions.
 """
 
 from __future__ import annotations
@@ -27,13 +27,26 @@ class SignalHub:
             self._subscribers.setdefault(session_id, {})[sub_id] = (node_id, handler)
             return sub_id
 
-    def remove(self, session_id: str, sub_id: int) -> None:
+    def remove(self, session_id: str, sub_id: int) -> bool:
+        """Drop one registration (idempotent); True when it was the session's last one."""
         with self._lock:
             subs = self._subscribers.get(session_id)
-            if subs is not None:
-                subs.pop(sub_id, None)
-                if not subs:
-                    del self._subscribers[session_id]
+            if subs is None or subs.pop(sub_id, None) is None:
+                return False
+            if subs:
+                return False
+            del self._subscribers[session_id]
+            return True
+
+    def count(self, session_id: str) -> int:
+        """How many registrations the session has."""
+        with self._lock:
+            return len(self._subscribers.get(session_id, {}))
+
+    def clear(self) -> None:
+        """Drop every registration."""
+        with self._lock:
+            self._subscribers.clear()
 
     def receivers(self, session_id: str, origin_node_id: str) -> list[Callable[..., Any]]:
         """Handlers of the session on every node but the origin (no self-delivery), in subscription order."""

@@ -14,6 +14,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
+from aimon_mongo.services._async.signals import next_backoff
+
+__all__ = ["SignalFeed", "next_backoff"]
+
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.5
@@ -21,8 +25,8 @@ POLL_SECONDS = 0.5
 SELF_POLL_SECONDS = 5.0
 """Fetch at least this often even without a doorbell (a lost NOTIFY costs at most this much latency)."""
 RECONNECT_BACKOFF_SECONDS = 0.5
-"""First wait before reconnecting a dropped LISTEN connection; doubles up to the maximum below."""
-RECONNECT_BACKOFF_MAX_SECONDS = 5.0
+"""First wait before reconnecting a dropped LISTEN connection; the watcher doubles it up to
+:data:`~aimon_mongo.services._async.signals.RETRY_BACKOFF_MAX` (:func:`next_backoff`)."""
 FETCH_LIMIT = 10_000
 GAP_GRACE_SECONDS = 60.0
 MAX_HOLE_SPAN = 4096
@@ -86,8 +90,3 @@ class SignalFeed:
                 "a late commit among them is lost on this node",
                 dropped,
             )
-
-
-def next_backoff(current: float) -> float:
-    """The wait after ``current`` when reconnecting again fails."""
-    return min(current * 2, RECONNECT_BACKOFF_MAX_SECONDS)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
-from aimon_mongo.errors import SignalBusError
+from aimon_mongo.errors import InvalidArgumentError, SignalBusError
 from aimon_mongo.model import SignalKind
 from tests.conformance.helpers import Recorder, new_id, signal, wait_until
 
@@ -89,3 +90,48 @@ async def test_close_stops_delivery_and_publishing(cluster: Any) -> None:
     await a.signals.publish(signal(session, "node-a", n=2))
     await wait_until(lambda: at_c.markers() == [1, 2], "node-c to receive the second signal")
     assert at_b.markers() == [1]
+
+
+async def test_a_handler_that_is_not_callable_and_subscribing_after_close_are_refused(node: Any) -> None:
+    session = new_id()
+    with pytest.raises(InvalidArgumentError, match="handler must be callable"):
+        await node.signals.subscribe(session, "not a handler")
+    await node.signals.close()
+    with pytest.raises(SignalBusError, match="closed"):
+        await node.signals.subscribe(session, Recorder().handle)
+    with pytest.raises(SignalBusError, match="closed"):
+        await node.signals.publish_all([signal(session, "node-a", n=1)])
+
+
+async def test_a_handler_may_subscribe_and_unsubscribe_from_inside_a_handler(cluster: Any) -> None:
+    """From inside a handler (on the watcher itself) ``subscribe`` and ``unsubscribe`` return without waiting
+    for the watcher; the new subscription receives once the watcher took it."""
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    first, second = new_id(), new_id()
+    later = Recorder()
+    subscriptions: list[Any] = []
+    unsubscribed: list[bool] = []
+
+    async def subscribing(received: Any) -> None:
+        if received.payload.get("n") == 1:
+            subscriptions.append(await b.signals.subscribe(second, later.handle))
+        else:
+            await subscriptions[0].unsubscribe()
+            unsubscribed.append(True)
+
+    await b.signals.subscribe(first, subscribing)
+    await a.signals.publish(signal(first, "node-a", n=1))
+    await wait_until(lambda: len(subscriptions) == 1, "the handler to subscribe")
+    for attempt in range(100):  # the watcher takes the new session after the handler returned
+        await a.signals.publish(signal(second, "node-a", n=attempt))
+        if later.received:
+            break
+        await asyncio.sleep(0.1)
+    await wait_until(lambda: bool(later.received), "the subscription made inside a handler to receive")
+    await a.signals.publish(signal(first, "node-a", n=2))
+    await wait_until(lambda: unsubscribed == [True], "the handler to unsubscribe")
+    await asyncio.sleep(0.5)  # what was published before the unsubscription may still arrive
+    count = len(later.received)
+    await a.signals.publish(signal(second, "node-a", n=1000))
+    await asyncio.sleep(0.5)
+    assert len(later.received) == count and 1000 not in later.markers()

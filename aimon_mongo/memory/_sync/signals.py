@@ -1,74 +1,80 @@
 # GENERATED from aimon_mongo/memory/_async/signals.py by scripts/gen_sync.py; do not edit.
-"""In-memory signal bus (generated from the ``_async`` source).
+"""In-memory signal driver (generated from the ``_async`` source).
 
-``publish`` runs the receivers' handlers before it returns (awaited here, called in the sync twin), in
-subscription order; a handler that raises is logged and the others still run. A node never receives
-signals whose origin is its own node id.
+The feed is the storage's shared hub: each node registers there, per followed session, the service's
+``deliver``; ``publish`` hands the signal itself to the other nodes' registrations before it returns
+(awaited here, called in the sync twin).
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from aimon_mongo._sync.ports import SignalHandler
-from aimon_mongo.errors import SignalBusError
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import SessionSignal
-from aimon_mongo.validate import require_id, require_signal
-
-log = logging.getLogger(__name__)
-
-
-class MemorySubscription:
-    def __init__(self, bus: MemorySessionSignalBus, session_id: str, sub_id: int) -> None:
-        self._bus = bus
-        self._session_id = session_id
-        self._sub_id = sub_id
-
-    def unsubscribe(self) -> None:
-        self._bus._drop(self._session_id, self._sub_id)
+from aimon_mongo.services._sync.signals import SignalBus, Deliver
+from aimon_mongo.services.failures import no_failures
 
 
-class MemorySessionSignalBus:
+class MemorySignalDriver:
+    """Signal primitives of the in-memory store (see the module text)."""
+
+    failures = no_failures
     delivers_missed_signals = True
     """Nothing is ever disconnected in memory, so nothing is missed."""
+    publish_chunk = None
+    chunks_are_atomic = False
+    watch = None
+    """``publish`` delivers in the publisher's call."""
 
     def __init__(self, storage: MemoryStorage, node_id: str) -> None:
-        self.node_id = require_id(node_id, "node_id")
+        self.node_id = node_id
         self._hub = storage.signals
-        self._mine: set[tuple[str, int]] = set()
-        self._closed = False
+        self._deliver: Deliver | None = None
+        self._followed: dict[str, int] = {}
 
-    def publish(self, signal: SessionSignal) -> None:
-        require_signal(signal)
-        if self._closed:
-            raise SignalBusError(f"signal bus of node {self.node_id!r} is closed")
-        for handler in self._hub.receivers(signal.session_id, signal.origin_node_id):
-            try:
-                handler(signal)
-            except Exception:
-                log.exception("signal handler failed for session %s (kind %s)", signal.session_id, signal.kind.value)
+    def encode(self, signal: SessionSignal) -> SessionSignal:
+        return signal
 
-    def publish_all(self, signals: Sequence[SessionSignal]) -> None:
-        for signal in [require_signal(s, "signals[]") for s in signals]:
-            self.publish(signal)
+    def publish(self, raw: SessionSignal) -> None:
+        for deliver in self._hub.receivers(raw.session_id, raw.origin_node_id):
+            deliver(raw)
 
-    def subscribe(self, session_id: str, handler: SignalHandler) -> MemorySubscription:
-        require_id(session_id, "session_id")
-        if not callable(handler):
-            raise SignalBusError("handler must be callable")
-        if self._closed:
-            raise SignalBusError(f"signal bus of node {self.node_id!r} is closed")
-        sub_id = self._hub.add(session_id, self.node_id, handler)
-        self._mine.add((session_id, sub_id))
-        return MemorySubscription(self, session_id, sub_id)
+    def publish_many(self, raws: Sequence[SessionSignal]) -> None:
+        for raw in raws:
+            self.publish(raw)
 
-    def close(self) -> None:
-        self._closed = True
-        for session_id, sub_id in list(self._mine):
-            self._drop(session_id, sub_id)
+    def decode(self, raw: SessionSignal) -> SessionSignal:
+        return raw
 
-    def _drop(self, session_id: str, sub_id: int) -> None:
-        self._mine.discard((session_id, sub_id))
-        self._hub.remove(session_id, sub_id)
+    def describe(self, raw: SessionSignal) -> str:
+        return "in memory"
+
+    def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
+        self._deliver = deliver
+
+    def follow(self, session_id: str) -> None:
+        self._followed[session_id] = self._hub.add(session_id, self.node_id, self._received)
+
+    def _received(self, raw: SessionSignal) -> None:
+        if self._deliver is not None:
+            self._deliver(raw)
+
+    def confirmed(self, session_id: str, timeout: float) -> bool:
+        return True
+
+    def unfollow(self, session_id: str) -> None:
+        sub_id = self._followed.pop(session_id, None)
+        if sub_id is not None:
+            self._hub.remove(session_id, sub_id)
+
+    def stop(self) -> None:
+        for session_id in list(self._followed):
+            self.unfollow(session_id)
+
+
+class MemorySessionSignalBus(SignalBus):
+    """In-memory signal bus of one node: handlers run in the publisher's call, in subscription order."""
+
+    def __init__(self, storage: MemoryStorage, node_id: str) -> None:
+        super().__init__(MemorySignalDriver(storage, node_id))

@@ -1,8 +1,7 @@
-"""MongoDB signal bus (async source; the sync twin is generated): capped ``conversation_signals``.
+"""MongoDB signal driver (async source; the sync twin is generated): capped ``conversation_signals``.
 
-``publish`` inserts ``{conversationId, kind, originNodeId, payload}``. The first ``subscribe`` starts one
-watcher per bus (an asyncio task here, a daemon thread in the sync twin) and returns once it is positioned,
-so every signal published after ``subscribe`` returned is seen:
+``publish`` inserts ``{conversationId, kind, originNodeId, payload}``. The feed's ``start`` (the first
+``subscribe``) positions it; the service's watcher then runs its ``step``:
 
 * **change stream** when the deployment supports it (replica set / sharded: ``describe()``), filtered to
   inserts of other nodes *for the sessions this node subscribes to* (a node decodes only its own
@@ -14,18 +13,16 @@ so every signal published after ``subscribe`` returned is seen:
 * **polling** by ``_id`` otherwise (a standalone server), every ``poll_interval`` seconds, see
   :mod:`aimon_mongo.mongo.poll_position`.
 
-The choice is made once and logged once at INFO. A node never receives its own signals. After a server
-error the watcher backs off and continues after its last seen signal (signals published meanwhile are
-delivered late, not lost — unless a change stream's resume point left the oplog, logged at WARN). A
-handler that raises is logged and keeps receiving; the watcher never stops because of one. Handlers run on
-the watcher one after another. ``close()`` stops the watcher.
+The choice is made once and logged once at INFO. After a server error (``recover``) the feed continues
+after its last seen signal (signals published meanwhile are delivered late, not lost — unless a change
+stream's resume point left the oplog, which ``recover`` names).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -33,17 +30,14 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import OperationFailure, PyMongoError
 
 from aimon_mongo import names as n
-from aimon_mongo._async.ports import SignalHandler
-from aimon_mongo._async.subscription import AsyncHubSubscription
-from aimon_mongo._async_runtime import Event, Lock, Worker, spawn, wait_event
+from aimon_mongo._async_runtime import Event, wait_event
 from aimon_mongo.codec.signal import decode_signal, signal_to_mongo
-from aimon_mongo.errors import CodecError, SignalBusError
+from aimon_mongo.errors import SignalBusError
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.mongo._async.server import describe
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.mongo.poll_position import DEFAULT_LOOKBACK, PollPosition
-from aimon_mongo.signal_hub import SignalHub
-from aimon_mongo.validate import require_id, require_signal
+from aimon_mongo.services._async.signals import AsyncSignalBus, Deliver
 
 log = logging.getLogger(__name__)
 
@@ -52,161 +46,130 @@ CHANGE_STREAM: WatchMode = "change_stream"
 POLL: WatchMode = "poll"
 PUBLISH_CHUNK = 256
 _HISTORY_LOST = {280, 286}  # ChangeStreamFatalError, ChangeStreamHistoryLost
-REFILTER_TIMEOUT = 10.0
-"""Seconds a ``subscribe`` waits for the watcher to reopen its change stream with the new session."""
 
 
-class AsyncMongoSessionSignalBus:
+class AsyncMongoSignalDriver:
+    """Signal primitives and watcher of MongoDB (see the module text)."""
+
+    failures = failures
     delivers_missed_signals = True
     """A watcher that lost its connection continues after the last signal it saw."""
+    publish_chunk = PUBLISH_CHUNK
+    chunks_are_atomic = False
 
     def __init__(
         self,
         collection: AsyncCollection[dict[str, Any]],
         node_id: str,
-        *,
-        mode: WatchMode = "auto",
-        poll_interval: float = 0.05,
-        retry_backoff: float = 0.5,
-        lookback: timedelta = DEFAULT_LOOKBACK,
+        mode: WatchMode,
+        poll_interval: float,
+        retry_backoff: float,
+        lookback: timedelta,
     ) -> None:
-        self.node_id = require_id(node_id, "node_id")
-        if mode not in ("auto", CHANGE_STREAM, POLL):
-            raise SignalBusError(f"unknown watch mode {mode!r}")
+        self.node_id = node_id
+        self.watch = self
         self._signals = collection
         self._requested: WatchMode = mode
         self._poll_interval = poll_interval
-        self._retry_backoff = retry_backoff
-        self._hub = SignalHub()
+        self.retry_backoff = retry_backoff
         self._position = PollPosition(lookback)
-        self._start_lock = Lock()
-        self._stop = Event()
-        self._worker: Worker | None = None
+        self._deliver: Deliver | None = None
         self._stream: Any = None
         self._resume_token: Any = None
-        self._filtered: frozenset[str] = frozenset()
+        self._sessions: Callable[[], list[str]] = list
+        self.filtered: frozenset[str] = frozenset()
+        """The sessions the open change stream's ``$match`` takes."""
         self._waiters: list[tuple[str, Event]] = []
         self._waiters_lock = threading.Lock()
-        self._closed = False
         self.watch_mode: WatchMode | None = None
         """``"change_stream"`` or ``"poll"`` once the watcher started."""
 
-    async def publish(self, signal: SessionSignal) -> None:
-        require_signal(signal)
-        self._check_open()
-        with failures(SignalBusError, f"publish to session {signal.session_id!r}"):
-            await self._signals.insert_one(signal_to_mongo(signal))
+    def encode(self, signal: SessionSignal) -> dict[str, Any]:
+        return signal_to_mongo(signal)
 
-    async def publish_all(self, signals: Sequence[SessionSignal]) -> None:
-        docs = [signal_to_mongo(require_signal(s, "signals[]")) for s in signals]
-        self._check_open()
-        with failures(SignalBusError, "publish_all"):
-            for start in range(0, len(docs), PUBLISH_CHUNK):
-                await self._signals.insert_many(docs[start : start + PUBLISH_CHUNK], ordered=True)
+    async def publish(self, raw: dict[str, Any]) -> None:
+        await self._signals.insert_one(raw)
 
-    async def subscribe(self, session_id: str, handler: SignalHandler) -> AsyncHubSubscription:
-        require_id(session_id, "session_id")
-        if not callable(handler):
-            raise SignalBusError("handler must be callable")
-        self._check_open()
-        subscription = AsyncHubSubscription(self._hub, session_id, self._hub.add(session_id, self.node_id, handler))
-        try:
-            await self._start_watcher()
-            await self._wait_filtered(session_id)
-        except BaseException:
-            await subscription.unsubscribe()
-            raise
-        return subscription
+    async def publish_many(self, raws: Sequence[dict[str, Any]]) -> None:
+        await self._signals.insert_many(raws, ordered=True)
 
-    async def close(self) -> None:
-        self._closed = True
-        self._stop.set()
-        if self._worker is not None:
-            await self._worker.join(10.0)
-        await self._close_stream()
+    def decode(self, raw: dict[str, Any]) -> SessionSignal:
+        return decode_signal(raw)
 
-    async def _wait_filtered(self, session_id: str) -> None:
-        """Return once the change stream's ``$match`` takes ``session_id`` (at once in polling mode, or
-        when called by a handler on the watcher itself: its stream is reopened when the handler returns)."""
-        if self.watch_mode != CHANGE_STREAM or self._worker is None or self._worker.is_current():
-            return
+    def describe(self, raw: dict[str, Any]) -> str:
+        return f"{n.F_ID} {raw.get(n.F_ID)}"
+
+    async def follow(self, session_id: str) -> None:
+        """Nothing to do: the watcher reopens its change stream when ``sessions()`` changed."""
+
+    async def unfollow(self, session_id: str) -> None:
+        """As :meth:`follow`."""
+
+    async def confirmed(self, session_id: str, timeout: float) -> bool:
+        """At once in polling mode; with a change stream, once its ``$match`` takes ``session_id``."""
+        if self.watch_mode != CHANGE_STREAM:
+            return True
         done = Event()
         with self._waiters_lock:
-            if session_id in self._filtered:
-                return
+            if session_id in self.filtered:
+                return True
             self._waiters.append((session_id, done))
-        if not await wait_event(done, REFILTER_TIMEOUT):
-            with self._waiters_lock:
-                self._waiters = [(s, e) for s, e in self._waiters if e is not done]
-            raise SignalBusError(
-                f"signal watcher of node {self.node_id!r} did not reopen its change stream for session "
-                f"{session_id!r} within {REFILTER_TIMEOUT:g} s"
-            )
+        if await wait_event(done, timeout):
+            return True
+        with self._waiters_lock:
+            self._waiters = [(s, e) for s, e in self._waiters if e is not done]
+        return False
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise SignalBusError(f"signal bus of node {self.node_id!r} is closed")
+    async def wake(self) -> None:
+        """Nothing to do: a step waits at most ``poll_interval`` (or the stream's 200 ms)."""
+
+    async def stop(self) -> None:
+        await self._close_stream()
 
     # --- watcher ---------------------------------------------------------------------------------------
 
-    async def _start_watcher(self) -> None:
-        async with self._start_lock:
-            if self._worker is not None:
-                return
-            with failures(SignalBusError, f"start of the signal watcher of node {self.node_id!r}"):
-                mode = self._requested
-                if mode == "auto":
-                    supported = (await describe(self._signals.database.client)).supports_change_streams
-                    mode = CHANGE_STREAM if supported else POLL
-                if mode == CHANGE_STREAM:
-                    try:
-                        self._stream = await self._open_stream()
-                    except OperationFailure as exc:
-                        if self._requested == CHANGE_STREAM:
-                            raise
-                        log.info("change stream refused (%s)", type(exc).__name__)
-                        mode = POLL
-                if mode == POLL:
-                    latest = await self._signals.find_one({}, projection={n.F_ID: 1}, sort=[(n.F_ID, -1)])
-                    if latest is not None:
-                        self._position.mark([latest[n.F_ID]])
-                        await self._poll(deliver=False)
-            self.watch_mode = mode
-            how = "change stream" if mode == CHANGE_STREAM else f"polling every {self._poll_interval:g} s"
-            log.info("signal bus of node %s watches %s by %s", self.node_id, self._signals.name, how)
-            self._worker = spawn(self._run, f"aimon-signals-{self.node_id}")
-
-    async def _run(self) -> None:
-        while not self._stop.is_set():
+    async def start(self, deliver: Deliver, sessions: Callable[[], list[str]]) -> None:
+        self._deliver = deliver
+        self._sessions = sessions
+        mode = self._requested
+        if mode == "auto":
+            supported = (await describe(self._signals.database.client)).supports_change_streams
+            mode = CHANGE_STREAM if supported else POLL
+        if mode == CHANGE_STREAM:
             try:
-                if self.watch_mode == CHANGE_STREAM:
-                    await self._stream_step()
-                else:
-                    await self._poll(deliver=True)
-                    await wait_event(self._stop, self._poll_interval)
-            except PyMongoError as exc:
-                await self._recover(exc)
-            except Exception:  # never let one surprise stop the watcher
-                log.exception("signal watcher of node %s hit an unexpected error", self.node_id)
-                await wait_event(self._stop, self._retry_backoff)
+                self._stream = await self._open_stream()
+            except OperationFailure as exc:
+                if self._requested == CHANGE_STREAM:
+                    raise
+                log.info("change stream refused (%s)", type(exc).__name__)
+                mode = POLL
+        if mode == POLL:
+            latest = await self._signals.find_one({}, projection={n.F_ID: 1}, sort=[(n.F_ID, -1)])
+            if latest is not None:
+                self._position.mark([latest[n.F_ID]])
+                await self._poll(deliver=False)
+        self.watch_mode = mode
+        how = "change stream" if mode == CHANGE_STREAM else f"polling every {self._poll_interval:g} s"
+        log.info("signal bus of node %s watches %s by %s", self.node_id, self._signals.name, how)
 
-    async def _recover(self, exc: PyMongoError) -> None:
-        await self._close_stream()
-        if isinstance(exc, OperationFailure) and exc.code in _HISTORY_LOST:
-            log.warning(
-                "signal watcher of node %s lost its resume point (%s); signals published meanwhile are lost",
-                self.node_id,
-                type(exc).__name__,
-            )
-            self._resume_token = None
+    async def step(self, stopping: Event) -> None:
+        if self.watch_mode == CHANGE_STREAM:
+            await self._stream_step(stopping)
         else:
-            log.warning(
-                "signal watcher of node %s: %s; retrying in %g s", self.node_id, type(exc).__name__, self._retry_backoff
-            )
-        await wait_event(self._stop, self._retry_backoff)
+            await self._poll(deliver=True, stopping=stopping)
+            await wait_event(stopping, self._poll_interval)
+
+    async def recover(self, exc: Exception) -> str | None:
+        await self._close_stream()
+        if not isinstance(exc, PyMongoError):
+            return None
+        if isinstance(exc, OperationFailure) and exc.code in _HISTORY_LOST:
+            self._resume_token = None
+            return f"lost its resume point ({type(exc).__name__}); signals published meanwhile are lost"
+        return type(exc).__name__
 
     async def _open_stream(self) -> Any:
-        sessions = frozenset(self._hub.sessions())
+        sessions = frozenset(self._sessions())
         wanted = {
             "operationType": "insert",
             "fullDocument." + n.F_ORIGIN_NODE_ID: {"$ne": self.node_id},
@@ -216,7 +179,7 @@ class AsyncMongoSessionSignalBus:
         if self._resume_token is None:
             self._resume_token = stream.resume_token  # the opening point: a reopen before any event resumes here
         with self._waiters_lock:
-            self._filtered = sessions
+            self.filtered = sessions
             ready = [event for session, event in self._waiters if session in sessions]
             self._waiters = [(s, e) for s, e in self._waiters if s not in sessions]
         for event in ready:
@@ -231,22 +194,22 @@ class AsyncMongoSessionSignalBus:
             except PyMongoError:
                 pass
 
-    async def _stream_step(self) -> None:
-        if self._stream is not None and frozenset(self._hub.sessions()) != self._filtered:
+    async def _stream_step(self, stopping: Event) -> None:
+        if self._stream is not None and frozenset(self._sessions()) != self.filtered:
             await self._close_stream()  # the subscribed sessions changed: reopen from the resume token
         if self._stream is None:
             self._stream = await self._open_stream()
         change = await self._stream.try_next()
         if change is None:
             self._resume_token = self._stream.resume_token or self._resume_token
-            await wait_event(self._stop, self._poll_interval)
+            await wait_event(stopping, self._poll_interval)
             return
         self._resume_token = change.get("_id", self._resume_token)
         document = change.get("fullDocument")
-        if document is not None:
-            await self._dispatch(document)
+        if document is not None and self._deliver is not None:
+            await self._deliver(document)
 
-    async def _poll(self, deliver: bool) -> None:
+    async def _poll(self, deliver: bool, stopping: Event | None = None) -> None:
         found = await self._signals.find(self._position.query(self.node_id), projection={n.F_ID: 1}).to_list(None)
         new = self._position.unseen(doc[n.F_ID] for doc in found)
         if not new:
@@ -254,26 +217,35 @@ class AsyncMongoSessionSignalBus:
         if deliver:
             docs = await self._signals.find({n.F_ID: {"$in": new}}).sort(n.F_ID, 1).to_list(None)
             for doc in docs:
-                if self._stop.is_set():
+                if stopping is not None and stopping.is_set():
                     return
                 self._position.mark([doc[n.F_ID]])
-                await self._dispatch(doc)
+                if self._deliver is not None:
+                    await self._deliver(doc)
         self._position.mark(new)
 
-    async def _dispatch(self, document: dict[str, Any]) -> None:
-        try:
-            signal = decode_signal(document)
-        except CodecError as exc:
-            log.warning("undecodable signal %s skipped by node %s: %s", document.get(n.F_ID), self.node_id, exc)
-            return
-        for handler in self._hub.receivers(signal.session_id, signal.origin_node_id):
-            try:
-                await handler(signal)
-            except Exception:
-                log.warning(
-                    "signal handler of node %s failed for session %s (kind %s)",
-                    self.node_id,
-                    signal.session_id,
-                    signal.kind.value,
-                    exc_info=True,
-                )
+
+class AsyncMongoSessionSignalBus(AsyncSignalBus):
+    """Cross-node signals on MongoDB (see the module text). ``mode`` forces the watcher's way
+    (``"change_stream"`` or ``"poll"``; ``"auto"`` asks the server), polling every ``poll_interval``
+    seconds; after a server error it waits ``retry_backoff`` seconds; ``lookback`` is the polling window."""
+
+    def __init__(
+        self,
+        collection: AsyncCollection[dict[str, Any]],
+        node_id: str,
+        *,
+        mode: WatchMode = "auto",
+        poll_interval: float = 0.05,
+        retry_backoff: float = 0.5,
+        lookback: timedelta = DEFAULT_LOOKBACK,
+    ) -> None:
+        if mode not in ("auto", CHANGE_STREAM, POLL):
+            raise SignalBusError(f"unknown watch mode {mode!r}")
+        self._mongo = AsyncMongoSignalDriver(collection, node_id, mode, poll_interval, retry_backoff, lookback)
+        super().__init__(self._mongo)
+
+    @property
+    def watch_mode(self) -> WatchMode | None:
+        """``"change_stream"`` or ``"poll"`` once the watcher started."""
+        return self._mongo.watch_mode

@@ -1,11 +1,11 @@
 # GENERATED from aimon_mongo/postgres/_async/listener.py by scripts/gen_sync.py; do not edit.
-"""The LISTEN side of the PostgreSQL signal bus: one dedicated connection, one background worker.
+"""The LISTEN side of the PostgreSQL signal bus: one dedicated connection, stepped by the service's watcher.
 
-The worker LISTENs on ``conversation_signal_doorbell`` (and on a private wake-up channel, so ``stop`` does
-not wait for a poll to end), fetches new ``conversation_signal`` rows by id whenever a doorbell rings,
-and at least every :data:`SELF_POLL_SECONDS` anyway (a lost NOTIFY only costs latency). When the
-connection drops it reconnects with a growing backoff and fetches everything after the last id it saw,
-so nothing published meanwhile is missed and nothing is delivered twice. Late commits are recovered by
+It LISTENs on ``conversation_signal_doorbell`` (and on a private wake-up channel, so ``close()`` does not
+wait for a poll to end), fetches new ``conversation_signal`` rows by id whenever a doorbell rings, and at
+least every :data:`SELF_POLL_SECONDS` anyway (a lost NOTIFY only costs latency). When the connection
+drops (``recover``) the next step reconnects and fetches everything after the last id it saw, so nothing
+published meanwhile is missed and nothing is delivered twice. Late commits are recovered by
 :class:`~aimon_mongo.postgres.signal_feed.SignalFeed`.
 """
 
@@ -21,7 +21,7 @@ import psycopg
 from psycopg import sql
 
 from aimon_mongo import names as n
-from aimon_mongo._sync_runtime import Event, Worker, monotonic, spawn, wait_event
+from aimon_mongo._sync_runtime import Event, monotonic
 from aimon_mongo.errors import AimonStorageError, SignalBusError
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.failures import translate
@@ -31,7 +31,6 @@ from aimon_mongo.postgres.signal_feed import (
     RECONNECT_BACKOFF_SECONDS,
     SELF_POLL_SECONDS,
     SignalFeed,
-    next_backoff,
 )
 from aimon_mongo.postgres.sqltext import qualify
 
@@ -39,7 +38,7 @@ log = logging.getLogger(__name__)
 
 FetchedRow = tuple[int, str, str, str, str | None]
 """``(id, conversation_id, kind, origin_node_id, payload text or None when not for us)``."""
-Deliver = Callable[[Sequence[FetchedRow]], None]
+Deliver = Callable[[FetchedRow], None]
 
 _SEED = "SELECT COALESCE(MAX(id), 0) FROM {signal}"
 # Rows of every session advance the position (so gaps can be told from other sessions' rows), but the
@@ -55,42 +54,46 @@ _WAKE_PREFIX = "aimon_wake_"
 
 
 class SignalListener:
-    """Feeds ``deliver`` with the rows other nodes publish, for the sessions ``sessions()`` names."""
+    """Feeds ``deliver`` with the rows other nodes publish, one by one, for the sessions ``sessions()``
+    names (both given to :meth:`start`), one :meth:`step` at a time."""
+
+    retry_backoff = RECONNECT_BACKOFF_SECONDS
 
     def __init__(
         self,
         pool: PgPool,
         schema: str,
         node_id: str,
-        sessions: Callable[[], Sequence[str]],
-        deliver: Deliver,
         *,
         poll_seconds: float = POLL_SECONDS,
         self_poll_seconds: float = SELF_POLL_SECONDS,
     ) -> None:
         self._pool = pool
         self._node_id = node_id
-        self._sessions = sessions
-        self._deliver = deliver
+        self._sessions: Callable[[], Sequence[str]] = list
+        self._deliver: Deliver | None = None
         self._poll = poll_seconds
         self._self_poll = self_poll_seconds
         self._seed = qualify(_SEED, schema)
         self._fetch_new = qualify(_FETCH, schema)
         self._fetch_gaps = qualify(_FETCH_WITH_GAPS, schema)
         self._wake_channel = _WAKE_PREFIX + uuid.uuid4().hex
-        self._stopping = Event()
         self._feed: SignalFeed | None = None
-        self._worker: Worker | None = None
+        self._conn: psycopg.Connection[Any] | None = None
+        self._fetch_due = True
+        self._last_fetch = 0.0
         self.reconnects = 0
         """How often the LISTEN connection was re-established (for operators and tests)."""
         self.backend_pid: int | None = None
         """Server process id of the current LISTEN connection (``pg_stat_activity.pid``)."""
 
-    def start(self) -> None:
-        """Connect, LISTEN and take the current last id as the starting point, then run in the background.
+    def start(self, deliver: Deliver, sessions: Callable[[], Sequence[str]]) -> None:
+        """Connect, LISTEN and take the current last id as the starting point.
 
         Raises :class:`~aimon_mongo.errors.BackendUnavailable` when the first connection fails.
         """
+        self._deliver = deliver
+        self._sessions = sessions
         conn = self._pool.dedicated(SignalBusError)
         try:
             self._listen(conn)
@@ -100,73 +103,52 @@ class SignalListener:
         except psycopg.Error as exc:
             _close_quietly(conn)
             raise translate(exc, SignalBusError, self._pool.listen_endpoint) from exc
-        self._worker = spawn(lambda: self._run(conn), name=f"aimon-postgres-listen-{self._node_id}")
+        self._conn = conn
 
-    def stop(self) -> None:
-        """Stop the worker (it closes its connection). Idempotent."""
-        self._stopping.set()
-        if self._worker is None:
+    def step(self, stopping: Event) -> None:
+        """Reconnect if needed, fetch when due (a doorbell rang, the self-poll is due, after a reconnect),
+        then wait up to ``poll_seconds`` for a doorbell (errors propagate)."""
+        conn = self._conn
+        if conn is None:
+            conn = self._conn = self._pool.dedicated(SignalBusError)
+            self._listen(conn)
+            self.reconnects += 1
+            self._fetch_due = True
+            log.info("signal listener of node %s reconnected", self._node_id)
+        if self._fetch_due or monotonic() - self._last_fetch >= self._self_poll:
+            self._fetch(conn)
+            self._fetch_due, self._last_fetch = False, monotonic()
+        if stopping.is_set():
             return
+        with closing(conn.notifies(timeout=self._poll, stop_after=1)) as doorbells:
+            for _ in doorbells:
+                self._fetch_due = True
+
+    def recover(self, exc: Exception) -> str | None:
+        """Drop the connection (the next step reconnects)."""
+        conn, self._conn = self._conn, None
+        _close_quietly(conn)
+        if isinstance(exc, psycopg.Error | AimonStorageError | OSError):
+            return f"signal listener lost its connection ({type(exc).__name__})"
+        return None
+
+    def wake(self) -> None:
+        """Ring the private channel so a waiting step returns at once."""
         try:
             with self._pool.connection(SignalBusError) as conn:
                 conn.execute("SELECT pg_notify(%s, '')", [self._wake_channel])
         except AimonStorageError:
-            pass  # the worker notices the stop flag after its current wait instead
-        self._worker.join(self._poll + 5.0)
-        self._worker = None
+            pass  # the step notices the stop after its current wait instead
+
+    def stop(self) -> None:
+        """Close the connection. Idempotent."""
+        conn, self._conn = self._conn, None
+        _close_quietly(conn)
 
     def _listen(self, conn: psycopg.Connection[Any]) -> None:
         self.backend_pid = conn.info.backend_pid
         conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(n.PG_SIGNAL_DOORBELL_CHANNEL)))
         conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._wake_channel)))
-
-    def _run(self, conn: psycopg.Connection[Any] | None) -> None:
-        backoff = RECONNECT_BACKOFF_SECONDS
-        while not self._stopping.is_set():
-            try:
-                if conn is None:
-                    conn = self._pool.dedicated(SignalBusError)
-                    self._listen(conn)
-                    self.reconnects += 1
-                    backoff = RECONNECT_BACKOFF_SECONDS
-                    log.info("signal listener of node %s reconnected", self._node_id)
-                self._serve(conn)
-            except (psycopg.Error, AimonStorageError, OSError) as exc:
-                if self._stopping.is_set():
-                    break
-                log.warning(
-                    "signal listener of node %s lost its connection (%s); reconnecting in %.1fs",
-                    self._node_id,
-                    type(exc).__name__,
-                    backoff,
-                )
-                _close_quietly(conn)
-                conn = None
-                wait_event(self._stopping, backoff)
-                backoff = next_backoff(backoff)
-                continue
-            except Exception:  # never let the worker die silently
-                log.exception("signal listener of node %s failed; restarting", self._node_id)
-                _close_quietly(conn)
-                conn = None
-                wait_event(self._stopping, backoff)
-                continue
-        _close_quietly(conn)
-
-    def _serve(self, conn: psycopg.Connection[Any]) -> None:
-        """Fetch the backlog, then wait for doorbells until told to stop (errors propagate)."""
-        self._fetch(conn)
-        last_fetch = monotonic()
-        while not self._stopping.is_set():
-            rang = False
-            with closing(conn.notifies(timeout=self._poll, stop_after=1)) as doorbells:
-                for _ in doorbells:
-                    rang = True
-            if self._stopping.is_set():
-                return
-            if rang or monotonic() - last_fetch >= self._self_poll:
-                self._fetch(conn)
-                last_fetch = monotonic()
 
     def _fetch(self, conn: psycopg.Connection[Any]) -> None:
         feed = self._feed
@@ -181,9 +163,9 @@ class SignalListener:
             if not rows:
                 return
             feed.observe((row[0] for row in rows), monotonic())
-            wanted = [row for row in rows if row[4] is not None]
-            if wanted:
-                self._deliver(wanted)
+            for row in rows:
+                if row[4] is not None and self._deliver is not None:
+                    self._deliver(row)
             if len(rows) < FETCH_LIMIT:
                 return
 

@@ -112,7 +112,7 @@ def test_a_node_decodes_only_the_signals_of_its_own_sessions(signals_db: Any) ->
         _wait(lambda: received == [1], "the subscribed session's signal")
         assert seen == ["mine"], "signals of sessions this node does not subscribe to reached it"
         subscription.unsubscribe()
-        _wait(lambda: b._filtered == frozenset({"also-mine"}), "the stream reopened without the session")
+        _wait(lambda: b.driver.filtered == frozenset({"also-mine"}), "the stream reopened without the session")
         a.publish(_signal("mine", 2))
         a.publish(_signal("also-mine", 3))
         _wait(lambda: seen == ["mine", "also-mine"], "the remaining session's signal")
