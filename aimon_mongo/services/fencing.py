@@ -29,3 +29,8 @@ def accepted(result: T | Stale, session_id: str, token: int) -> T:
     if isinstance(result, Stale):
         raise StaleFencingTokenError(session_id, token, result.highest)
     return result
+
+
+def refusal(result: object) -> Stale | None:
+    """The :class:`Stale` in a fenced reply, else ``None`` (for a driver whose primitive has no result)."""
+    return result if isinstance(result, Stale) else None
