@@ -34,10 +34,10 @@ PLACEMENTS = collection_map()
 
 SCATTER_ALLOWED = frozenset(
     {
-        "MongoSessionRecordStore.list_session_ids",  # operator listing, pages of SCAN_PAGE by _id
+        "MongoRecordDriver.list_session_ids",  # operator listing, pages of SCAN_PAGE by _id
         "MongoTaskDriver.list",  # operator listing of tasks, pages of SCAN_PAGE by _id
         "MongoIdempotencyDriver.stale_candidates",  # recovery sweep (find_stale_in_flight), `limit` per call
-        "MongoSessionLogSegmentStore.scan_sessions",  # GC sweep, `limit` per page
+        "MongoSegmentDriver.scan_sessions",  # GC sweep, `limit` per page
     }
 )
 """The library functions allowed to read every shard: operator commands and sweeps, each paginated."""

@@ -20,13 +20,16 @@ FENCE_CTE = """fence AS (
     RETURNING highest_token
 )"""
 
+GUARD = "EXISTS (SELECT 1 FROM fence)"
+"""The condition a fenced write's data-modifying statement must include (see :func:`fenced`)."""
+
 HIGHEST = "SELECT highest_token FROM {session_fence} WHERE session_id = %s"
 """Read after a refusal, to name the token that won in the error."""
 
 
 def fenced(write: str, result: str) -> str:
     """A fenced statement: ``write`` (a data-modifying statement that must include
-    ``EXISTS (SELECT 1 FROM fence)`` in its condition) becomes the CTE ``done``; the statement returns
+    :data:`GUARD` in its condition) becomes the CTE ``done``; the statement returns
     ``(highest_token, <result>)`` — ``result`` may name ``done``'s columns (NULL when the write touched no
     row) — and no row at all when the token was stale."""
     return (

@@ -13,7 +13,8 @@ from typing import Any
 
 from redis import exceptions as rx
 
-from aimon_mongo.errors import AimonStorageError, BackendUnavailable, StaleFencingTokenError
+from aimon_mongo.errors import AimonStorageError, BackendUnavailable
+from aimon_mongo.services.fencing import Stale
 
 log = logging.getLogger(__name__)
 
@@ -82,14 +83,14 @@ class translated:
             raise self._family(f"Redis {self._action} failed: {_brief(exc)}") from exc
 
 
-def stale_fence(exc: BaseException, session_id: str, token: int) -> StaleFencingTokenError | None:
-    """The :class:`StaleFencingTokenError` a fenced script signalled with ``exc``, or ``None``."""
+def stale_fence(exc: BaseException) -> Stale | None:
+    """The refusal a fenced script signalled with ``exc`` (naming the fence's highest token), or ``None``."""
     text = str(exc)
     if not isinstance(exc, rx.ResponseError) or STALE_FENCE_MARK not in text:
         return None
     tail = text.split(STALE_FENCE_MARK, 1)[1].split()
     highest = int(tail[0]) if tail and tail[0].isdigit() else None
-    return StaleFencingTokenError(session_id, token, highest)
+    return Stale(highest)
 
 
 def _brief(exc: BaseException) -> str:

@@ -110,3 +110,14 @@ async def test_concurrent_writers_the_newest_token_wins(cluster: Any) -> None:
     assert record is not None and record.transcript == "token 13"
     with pytest.raises(StaleFencingTokenError):
         await nodes[1].records.merge_transcript(session, "too late", 12)
+
+
+async def test_a_stale_refusal_names_the_session_the_token_and_the_winner(node: Any) -> None:
+    session = new_id()
+    await node.segments.put(segment(session, "by-9"), 9)  # the fence the records share is at 9
+    with pytest.raises(StaleFencingTokenError) as info:
+        await node.records.merge_transcript(session, "secret transcript", 4)
+    assert (info.value.session_id, info.value.token, info.value.highest) == (session, 4, 9)
+    assert repr(session) in str(info.value) and "token 4" in str(info.value)
+    assert "secret" not in str(info.value)
+    assert await node.records.load(session) is None

@@ -131,3 +131,14 @@ async def test_scan_sessions_pages_without_missing_any(node: Any) -> None:
             break
     mine = {s for s in seen if s.startswith(prefix)}
     assert mine == set(old)
+
+
+async def test_a_duplicate_segment_refusal_names_the_ids_never_the_payload(node: Any) -> None:
+    session = new_id()
+    first = segment(session, "seg-1")
+    await node.segments.put(first, 1)
+    with pytest.raises(SessionLogSegmentStoreError) as info:
+        await node.segments.put(segment(session, "seg-1").model_copy(update={"payload": '["secret"]'}), 1)
+    assert "'seg-1'" in str(info.value) and repr(session) in str(info.value)
+    assert "secret" not in str(info.value)
+    assert await node.segments.get(session, "seg-1") == first

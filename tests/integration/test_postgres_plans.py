@@ -18,6 +18,8 @@ from psycopg import sql
 
 from aimon_mongo.model import PrincipalType
 from aimon_mongo.postgres import PostgresSessionBackends
+from aimon_mongo.postgres._sync.segments import SCAN
+from aimon_mongo.postgres.sqltext import qualify
 
 SEGMENTS, SEGMENT_SESSIONS = 50_000, 5_000
 TASKS, OWNERS = 50_000, 500
@@ -57,7 +59,7 @@ def test_scan_sessions_uses_the_scan_index(postgres_dsn: str, pg_schema: str, pg
     )
     _vacuum(pg_conn, pg_schema, "session_log_segment")
     with PostgresSessionBackends(postgres_dsn, "node-a", schema=pg_schema) as node:
-        statement = node.segments._scan
+        statement = qualify(SCAN, pg_schema)
         cutoff = datetime.now(UTC) - timedelta(minutes=990)  # about 1 % of the segments are older
         plan = _plan(pg_conn, statement, [cutoff, "", 100])
         assert "session_log_segment_scan_idx" in _indexes(plan), json.dumps(plan)

@@ -1,68 +1,66 @@
-"""The in-memory session-record store (async flavour; the sync twin is generated)."""
+"""The in-memory session-record store (async flavour; the sync twin is generated): the record service over
+:class:`~aimon_mongo.memory.record_table.RecordTable` (stored records are the models themselves)."""
 
 from __future__ import annotations
 
-import logging
+from typing import Any
 
-from pydantic import JsonValue
-
+from aimon_mongo.codec.totals import decode_totals
 from aimon_mongo.memory.storage import MemoryStorage
-from aimon_mongo.model.record import (
-    SessionRecord,
-    SessionTotals,
-)
-from aimon_mongo.validate import (
-    optional_budget_override,
-    optional_id,
-    require_id,
-    require_instance,
-    require_token,
-)
-
-log = logging.getLogger(__name__)
+from aimon_mongo.model.record import SessionRecord
+from aimon_mongo.services._async.records import AsyncRecordStore
+from aimon_mongo.services.failures import Failures, no_failures
+from aimon_mongo.services.fencing import Stale
+from aimon_mongo.stored.session_record import SessionTotalsJson
 
 
-class AsyncMemorySessionRecordStore:
+class AsyncMemoryRecordDriver:
+    """Each primitive one call of the table under its lock."""
+
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.records
+        self.failures: Failures = no_failures
 
-    async def merge_transcript(self, session_id: str, transcript: str, fencing_token: int) -> None:
-        require_id(session_id, "session_id")
-        require_instance(transcript, str, "transcript")
-        self._table.merge_transcript(session_id, transcript, require_token(fencing_token))
-
-    async def provision(self, session_id: str, agent_ref: str | None, fencing_token: int) -> SessionRecord:
-        require_id(session_id, "session_id")
-        return self._table.provision(session_id, optional_id(agent_ref, "agent_ref"), require_token(fencing_token))
-
-    async def set_totals_and_budget_override(
-        self,
-        session_id: str,
-        totals: SessionTotals,
-        budget_override: dict[str, JsonValue] | None,
-        fencing_token: int,
-    ) -> None:
-        require_id(session_id, "session_id")
-        require_instance(totals, SessionTotals, "totals")
-        budget_override = optional_budget_override(budget_override)
-        self._table.set_totals_and_budget_override(session_id, totals, budget_override, require_token(fencing_token))
-
-    async def increment_compaction_failure_count(self, session_id: str, fencing_token: int) -> int:
-        return self._table.increment_compaction_failure_count(
-            require_id(session_id, "session_id"), require_token(fencing_token)
+    async def merge_transcript(self, session_id: str, transcript: str, token: int) -> Stale | None:
+        return self._table.fenced(
+            session_id, token, lambda: self._table.write(session_id, {"transcript": transcript}, create=True)
         )
 
-    async def reset_compaction_failure_count(self, session_id: str, fencing_token: int) -> None:
-        self._table.reset_compaction_failure_count(require_id(session_id, "session_id"), require_token(fencing_token))
+    async def provision(self, session_id: str, agent_ref: str | None, token: int) -> SessionRecord | Stale:
+        return self._table.fenced(session_id, token, lambda: self._table.provision(session_id, agent_ref))
+
+    async def set_totals(
+        self, session_id: str, totals: SessionTotalsJson, override: dict[str, Any] | None, token: int
+    ) -> Stale | None:
+        update = {"session_totals": decode_totals(totals), "budget_override": override}
+        return self._table.fenced(session_id, token, lambda: self._table.write(session_id, update))
+
+    async def increment_failures(self, session_id: str, token: int) -> int | Stale:
+        return self._table.fenced(session_id, token, lambda: self._table.increment(session_id))
+
+    async def reset_failures(self, session_id: str, token: int) -> Stale | None:
+        return self._table.fenced(
+            session_id, token, lambda: self._table.write(session_id, {"compaction_failure_count": 0})
+        )
+
+    async def delete(self, session_id: str, token: int) -> Stale | None:
+        return self._table.fenced(session_id, token, lambda: self._table.delete(session_id))
 
     async def load(self, session_id: str) -> SessionRecord | None:
-        return self._table.load(require_id(session_id, "session_id"))
+        return self._table.read(lambda: self._table.records.get(session_id))
+
+    def decode(self, raw: SessionRecord, session_id: str) -> SessionRecord:
+        return raw
 
     async def exists(self, session_id: str) -> bool:
-        return self._table.load(require_id(session_id, "session_id")) is not None
+        return self._table.read(lambda: session_id in self._table.records)
 
     async def list_session_ids(self) -> list[str]:
-        return self._table.list_session_ids()
+        return self._table.read(lambda: sorted(self._table.records))
 
-    async def delete(self, session_id: str, fencing_token: int) -> None:
-        self._table.delete(require_id(session_id, "session_id"), require_token(fencing_token))
+
+class AsyncMemorySessionRecordStore(AsyncRecordStore[SessionRecord]):
+    """Session records of a :class:`MemoryStorage` (fenced by the storage's per-session fence)."""
+
+    def __init__(self, storage: MemoryStorage) -> None:
+        super().__init__(AsyncMemoryRecordDriver(storage))

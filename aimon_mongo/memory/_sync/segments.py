@@ -1,51 +1,49 @@
 # GENERATED from aimon_mongo/memory/_async/segments.py by scripts/gen_sync.py; do not edit.
-"""The in-memory log-segment store (generated from the ``_async`` source)."""
+"""The in-memory log-segment store (generated from the ``_async`` source): the segment service over
+:class:`~aimon_mongo.memory.record_table.RecordTable` (stored segments are the models themselves)."""
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime
 
 from aimon_mongo.memory.storage import MemoryStorage
-from aimon_mongo.model.record import (
-    LogSegment,
-    SegmentInfo,
-    SegmentScanPage,
-)
-from aimon_mongo.validate import (
-    optional_id,
-    require_aware,
-    require_id,
-    require_instance,
-    require_limit,
-    require_token,
-)
-
-log = logging.getLogger(__name__)
+from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
+from aimon_mongo.services._sync.segments import SegmentStore
+from aimon_mongo.services.failures import Failures, no_failures
+from aimon_mongo.services.fencing import Stale
 
 
-class MemorySessionLogSegmentStore:
+class MemorySegmentDriver:
+    """Each primitive one call of the table under its lock."""
+
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.records
+        self.failures: Failures = no_failures
 
-    def put(self, segment: LogSegment, fencing_token: int) -> None:
-        self._table.put_segment(require_instance(segment, LogSegment, "segment"), require_token(fencing_token))
+    def put(self, segment: LogSegment, token: int) -> bool | Stale:
+        return self._table.fenced(segment.session_id, token, lambda: self._table.add_segment(segment))
 
     def get(self, session_id: str, segment_id: str) -> LogSegment | None:
-        return self._table.get_segment(require_id(session_id, "session_id"), require_id(segment_id, "segment_id"))
+        return self._table.read(lambda: self._table.segments.get(session_id, {}).get(segment_id))
 
-    def list(self, session_id: str) -> list[SegmentInfo]:
-        return self._table.list_segments(require_id(session_id, "session_id"))
+    def decode(self, raw: LogSegment) -> LogSegment:
+        return raw
 
-    def delete(self, session_id: str, segment_id: str, fencing_token: int) -> None:
-        self._table.delete_segment(
-            require_id(session_id, "session_id"), require_id(segment_id, "segment_id"), require_token(fencing_token)
-        )
+    def infos(self, session_id: str) -> list[SegmentInfo]:
+        return self._table.read(lambda: self._table.segment_infos(session_id))
 
-    def delete_all(self, session_id: str, fencing_token: int) -> None:
-        self._table.delete_all_segments(require_id(session_id, "session_id"), require_token(fencing_token))
+    def delete(self, session_id: str, segment_id: str, token: int) -> Stale | None:
+        return self._table.fenced(session_id, token, lambda: self._table.remove_segment(session_id, segment_id))
+
+    def delete_all(self, session_id: str, token: int) -> Stale | None:
+        return self._table.fenced(session_id, token, lambda: self._table.remove_segments(session_id))
 
     def scan_sessions(self, created_before: datetime, cursor: str | None, limit: int) -> SegmentScanPage:
-        return self._table.scan_sessions(
-            require_aware(created_before, "created_before"), optional_id(cursor, "cursor"), require_limit(limit)
-        )
+        return self._table.read(lambda: self._table.scan_sessions(created_before, cursor, limit))
+
+
+class MemorySessionLogSegmentStore(SegmentStore[LogSegment]):
+    """Log segments of a :class:`MemoryStorage` (fenced by the storage's per-session fence)."""
+
+    def __init__(self, storage: MemoryStorage) -> None:
+        super().__init__(MemorySegmentDriver(storage))

@@ -16,11 +16,11 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
-from aimon_mongo.errors import StaleFencingTokenError
+from aimon_mongo.services.fencing import Stale
 
 
-async def advance_fence(fences: AsyncCollection[dict[str, Any]], session_id: str, token: int) -> None:
-    """Accept ``token`` for ``session_id`` or raise :class:`StaleFencingTokenError` (atomic)."""
+async def advance_fence(fences: AsyncCollection[dict[str, Any]], session_id: str, token: int) -> Stale | None:
+    """Accept ``token`` for ``session_id`` (atomic), or :class:`Stale` naming the higher token stored."""
     try:
         await fences.update_one(
             {n.F_ID: session_id, n.F_HIGHEST_TOKEN: {"$lte": Int64(token)}},  # Int64 as stored (see not_above)
@@ -28,7 +28,8 @@ async def advance_fence(fences: AsyncCollection[dict[str, Any]], session_id: str
             upsert=True,
         )
     except DuplicateKeyError:
-        raise StaleFencingTokenError(session_id, token, await highest_token(fences, session_id)) from None
+        return Stale(await highest_token(fences, session_id))
+    return None
 
 
 async def highest_token(fences: AsyncCollection[dict[str, Any]], session_id: str) -> int | None:

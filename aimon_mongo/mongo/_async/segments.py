@@ -1,4 +1,5 @@
-"""MongoDB session-log segment store (async source; the sync twin is generated): ``session_log_segments``.
+"""MongoDB session-log segment store (async source; the sync twin is generated): ``session_log_segments``,
+the segment service over the driver below.
 
 Segments are immutable and their ids new per ``put`` (a duplicate ``_id`` is refused, never overwritten).
 A ``put`` is fenced in three steps: :func:`advance_fence` (refuses a token below one already accepted),
@@ -17,11 +18,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from bson.int64 import Int64
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
-from aimon_mongo.errors import SessionLogSegmentStoreError, StaleFencingTokenError
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.mongo._async.fences import advance_fence, highest_token
 from aimon_mongo.mongo.documents import (
@@ -31,76 +32,63 @@ from aimon_mongo.mongo.documents import (
     segment_to_document,
 )
 from aimon_mongo.mongo.failures import failures
-from aimon_mongo.validate import optional_id, require_aware, require_id, require_instance, require_limit, require_token
+from aimon_mongo.services._async.segments import AsyncSegmentStore
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.fencing import Stale
 
 
-class AsyncMongoSessionLogSegmentStore:
+class AsyncMongoSegmentDriver:
+    """The segment primitives: the fence step, then the insert or delete (module text)."""
+
     def __init__(self, segments: AsyncCollection[dict[str, Any]], fences: AsyncCollection[dict[str, Any]]) -> None:
         self._segments = segments
         self._fences = fences
+        self.failures: Failures = failures
 
-    async def put(self, segment: LogSegment, fencing_token: int) -> None:
-        require_instance(segment, LogSegment, "segment")
-        require_id(segment.session_id, "segment.session_id")
-        require_id(segment.segment_id, "segment.segment_id")
-        token = require_token(fencing_token)
+    async def put(self, segment: LogSegment, token: int) -> bool | Stale:
         session_id = segment.session_id
-        with failures(SessionLogSegmentStoreError, f"put of segment {segment.segment_id!r} of {session_id!r}"):
-            await advance_fence(self._fences, session_id, token)
-            try:
-                await self._segments.insert_one(segment_to_document(segment, token))
-            except DuplicateKeyError:
-                raise SessionLogSegmentStoreError(
-                    f"segment {segment.segment_id!r} of session {session_id!r} already exists"
-                ) from None
-            highest = await highest_token(self._fences, session_id)
-            if highest is not None and highest > token:
-                await self._segments.delete_one({**_one(session_id, segment.segment_id), n.F_FENCING_TOKEN: token})
-                raise StaleFencingTokenError(session_id, token, highest)
+        if stale := await advance_fence(self._fences, session_id, token):
+            return stale
+        try:
+            await self._segments.insert_one(segment_to_document(segment, token))
+        except DuplicateKeyError:
+            return False
+        highest = await highest_token(self._fences, session_id)
+        if highest is not None and highest > token:  # a newer writer came in between: take it back
+            await self._segments.delete_one({**_one(session_id, segment.segment_id), n.F_FENCING_TOKEN: Int64(token)})
+            return Stale(highest)
+        return True
 
-    async def get(self, session_id: str, segment_id: str) -> LogSegment | None:
-        require_id(session_id, "session_id")
-        require_id(segment_id, "segment_id")
-        with failures(SessionLogSegmentStoreError, f"get of segment {segment_id!r} of {session_id!r}"):
-            doc = await self._segments.find_one(_one(session_id, segment_id))
-        return None if doc is None else segment_from_document(doc)
+    async def get(self, session_id: str, segment_id: str) -> dict[str, Any] | None:
+        return await self._segments.find_one(_one(session_id, segment_id))
 
-    async def list(self, session_id: str) -> list[SegmentInfo]:
-        require_id(session_id, "session_id")
-        with failures(SessionLogSegmentStoreError, f"list of segments of {session_id!r}"):
-            docs = await self._segments.find(
-                {n.F_SESSION_ID: session_id}, projection={n.F_SEGMENT_ID: 1, n.F_CREATED_AT: 1}
-            ).to_list(None)
-        infos = [segment_info_from_document(doc) for doc in docs]
-        infos.sort(key=lambda i: (i.created_at, i.segment_id))
-        return infos
+    def decode(self, raw: dict[str, Any]) -> LogSegment:
+        return segment_from_document(raw)
 
-    async def delete(self, session_id: str, segment_id: str, fencing_token: int) -> None:
-        require_id(session_id, "session_id")
-        require_id(segment_id, "segment_id")
-        token = require_token(fencing_token)
-        with failures(SessionLogSegmentStoreError, f"delete of segment {segment_id!r} of {session_id!r}"):
-            await advance_fence(self._fences, session_id, token)
-            await self._segments.delete_one(_one(session_id, segment_id))
+    async def infos(self, session_id: str) -> list[SegmentInfo]:
+        projection = {n.F_SEGMENT_ID: 1, n.F_CREATED_AT: 1}
+        docs = await self._segments.find({n.F_SESSION_ID: session_id}, projection=projection).to_list(None)
+        return [segment_info_from_document(doc) for doc in docs]
 
-    async def delete_all(self, session_id: str, fencing_token: int) -> None:
-        require_id(session_id, "session_id")
-        token = require_token(fencing_token)
-        with failures(SessionLogSegmentStoreError, f"delete of all segments of {session_id!r}"):
-            await advance_fence(self._fences, session_id, token)
-            await self._segments.delete_many({n.F_SESSION_ID: session_id})
+    async def delete(self, session_id: str, segment_id: str, token: int) -> Stale | None:
+        if stale := await advance_fence(self._fences, session_id, token):
+            return stale
+        await self._segments.delete_one(_one(session_id, segment_id))
+        return None
+
+    async def delete_all(self, session_id: str, token: int) -> Stale | None:
+        if stale := await advance_fence(self._fences, session_id, token):
+            return stale
+        await self._segments.delete_many({n.F_SESSION_ID: session_id})
+        return None
 
     async def scan_sessions(self, created_before: datetime, cursor: str | None, limit: int) -> SegmentScanPage:
         """Pages over ``by_session`` in session-id order; the cursor is the last session id returned."""
-        created_before = require_aware(created_before, "created_before")
-        optional_id(cursor, "cursor")
-        require_limit(limit)
         query: dict[str, Any] = {n.F_CREATED_AT: {"$lt": created_before}}
         if cursor is not None:
             query[n.F_SESSION_ID] = {"$gt": cursor}
-        with failures(SessionLogSegmentStoreError, "scan of sessions with segments"):
-            cursor_ = self._segments.find(query, projection={n.F_SESSION_ID: 1}).sort(n.F_SESSION_ID, 1).limit(limit)
-            docs = await cursor_.to_list(limit)
+        found = self._segments.find(query, projection={n.F_SESSION_ID: 1}).sort(n.F_SESSION_ID, 1).limit(limit)
+        docs = await found.to_list(limit)
         sessions = list(dict.fromkeys(str(doc[n.F_SESSION_ID]) for doc in docs))
         return SegmentScanPage(session_ids=tuple(sessions), next_cursor=sessions[-1] if len(docs) == limit else None)
 
@@ -109,3 +97,10 @@ def _one(session_id: str, segment_id: str) -> dict[str, Any]:
     """The filter of one segment: its ``_id`` and the top-level ``sessionId`` (the shard key, so mongos
     sends the read or delete to one shard instead of every shard)."""
     return {n.F_SESSION_ID: session_id, n.F_ID: segment_key(session_id, segment_id)}
+
+
+class AsyncMongoSessionLogSegmentStore(AsyncSegmentStore[dict[str, Any]]):
+    """Log segments in ``session_log_segments``, fenced by ``session_fences`` (see the module text)."""
+
+    def __init__(self, segments: AsyncCollection[dict[str, Any]], fences: AsyncCollection[dict[str, Any]]) -> None:
+        super().__init__(AsyncMongoSegmentDriver(segments, fences))

@@ -17,11 +17,11 @@ from pymongo.synchronous.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
-from aimon_mongo.errors import StaleFencingTokenError
+from aimon_mongo.services.fencing import Stale
 
 
-def advance_fence(fences: Collection[dict[str, Any]], session_id: str, token: int) -> None:
-    """Accept ``token`` for ``session_id`` or raise :class:`StaleFencingTokenError` (atomic)."""
+def advance_fence(fences: Collection[dict[str, Any]], session_id: str, token: int) -> Stale | None:
+    """Accept ``token`` for ``session_id`` (atomic), or :class:`Stale` naming the higher token stored."""
     try:
         fences.update_one(
             {n.F_ID: session_id, n.F_HIGHEST_TOKEN: {"$lte": Int64(token)}},  # Int64 as stored (see not_above)
@@ -29,7 +29,8 @@ def advance_fence(fences: Collection[dict[str, Any]], session_id: str, token: in
             upsert=True,
         )
     except DuplicateKeyError:
-        raise StaleFencingTokenError(session_id, token, highest_token(fences, session_id)) from None
+        return Stale(highest_token(fences, session_id))
+    return None
 
 
 def highest_token(fences: Collection[dict[str, Any]], session_id: str) -> int | None:

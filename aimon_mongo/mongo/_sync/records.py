@@ -1,5 +1,6 @@
 # GENERATED from aimon_mongo/mongo/_async/records.py by scripts/gen_sync.py; do not edit.
-"""MongoDB session-record store (generated from the ``_async`` source): ``session_records``.
+"""MongoDB session-record store (generated from the ``_async`` source): ``session_records``, the
+record service over the driver below.
 
 Fenced writes, two steps per write:
 
@@ -7,8 +8,8 @@ Fenced writes, two steps per write:
    a token lower than one already accepted for the session is refused there;
 2. the write itself, conditional on the record's own ``fencingToken`` (absent or ``<= token``) and setting
    it to ``token``; a newer writer's token on the record makes the filter miss (an update reports no match,
-   an upsert fails with a duplicate key) and the write is refused. Each write is one atomic document
-   update, so interleaved writes to one record can never reorder.
+   an upsert fails with a duplicate key) and the write is refused (:class:`Stale`). Each write is one
+   atomic document update, so interleaved writes to one record can never reorder.
 
 Guarantee: once a write with token ``T`` has returned, every later write below ``T`` to any record or
 segment of the session is refused. Window: a write that passed step 1 *before* ``T`` was accepted and is
@@ -24,145 +25,124 @@ from typing import Any
 from bson.int64 import Int64
 from pymongo import ReturnDocument
 from pymongo.synchronous.collection import Collection
-from pymongo.errors import DuplicateKeyError
+from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from aimon_mongo import names as n
-from aimon_mongo.codec.totals import encode_totals
-from aimon_mongo.errors import SessionRecordStoreError, StaleFencingTokenError
-from aimon_mongo.model.record import SessionRecord, SessionTotals
+from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.mongo._sync.fences import advance_fence
 from aimon_mongo.mongo._sync.pages import read_in_pages
 from aimon_mongo.mongo.documents import NOW, literal, not_above, record_from_document
 from aimon_mongo.mongo.failures import failures
-from aimon_mongo.validate import optional_budget_override, optional_id, require_id, require_instance, require_token
+from aimon_mongo.services._sync.records import RecordStore
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.fencing import Stale
+from aimon_mongo.stored.session_record import SessionTotalsJson
 
 _STAMP = {"$currentDate": {n.F_UPDATED_AT: True}}
 
 
-class MongoSessionRecordStore:
+class MongoRecordDriver:
+    """The record primitives: the fence step, then one conditional document update (module text)."""
+
     def __init__(self, records: Collection[dict[str, Any]], fences: Collection[dict[str, Any]]) -> None:
         self._records = records
         self._fences = fences
+        self.failures: Failures = failures
 
-    def merge_transcript(self, session_id: str, transcript: str, fencing_token: int) -> None:
-        require_id(session_id, "session_id")
-        require_instance(transcript, str, "transcript")
-        token = require_token(fencing_token)
-        with failures(SessionRecordStoreError, f"merge_transcript of session {session_id!r}"):
-            advance_fence(self._fences, session_id, token)
-            try:
-                self._records.update_one(
-                    {n.F_ID: session_id, **not_above(token)},
-                    {"$set": {n.F_TRANSCRIPT: transcript, n.F_FENCING_TOKEN: Int64(token)}, **_STAMP},
-                    upsert=True,
-                )
-            except DuplicateKeyError:
-                raise self._stale(session_id, token) from None
+    def merge_transcript(self, session_id: str, transcript: str, token: int) -> Stale | None:
+        if stale := advance_fence(self._fences, session_id, token):
+            return stale
+        try:
+            self._records.update_one(
+                {n.F_ID: session_id, **not_above(token)},
+                {"$set": {n.F_TRANSCRIPT: transcript, n.F_FENCING_TOKEN: Int64(token)}, **_STAMP},
+                upsert=True,
+            )
+        except DuplicateKeyError:
+            return self._newer(session_id) or Stale(None)
+        return None
 
-    def provision(self, session_id: str, agent_ref: str | None, fencing_token: int) -> SessionRecord:
-        require_id(session_id, "session_id")
-        optional_id(agent_ref, "agent_ref")
-        token = require_token(fencing_token)
+    def provision(self, session_id: str, agent_ref: str | None, token: int) -> dict[str, Any] | Stale:
         update: dict[str, Any] = {n.F_FENCING_TOKEN: literal(Int64(token)), n.F_UPDATED_AT: NOW}
         if agent_ref is not None:  # an existing binding wins; no binding stays absent (never null)
             update[n.F_AGENT_REF] = {"$ifNull": ["$" + n.F_AGENT_REF, literal(agent_ref)]}
-        with failures(SessionRecordStoreError, f"provision of session {session_id!r}"):
-            advance_fence(self._fences, session_id, token)
-            try:
-                doc = self._records.find_one_and_update(
-                    {n.F_ID: session_id, **not_above(token)},
-                    [{"$set": update}],
-                    upsert=True,
-                    return_document=ReturnDocument.AFTER,
-                )
-            except DuplicateKeyError:
-                raise self._stale(session_id, token) from None
-        if doc is None:  # an upsert with return_document=AFTER always returns the document
-            raise SessionRecordStoreError(f"provision of session {session_id!r} returned no document")
-        return record_from_document(doc)
-
-    def set_totals_and_budget_override(
-        self,
-        session_id: str,
-        totals: SessionTotals,
-        budget_override: dict[str, Any] | None,
-        fencing_token: int,
-    ) -> None:
-        require_id(session_id, "session_id")
-        require_instance(totals, SessionTotals, "totals")
-        budget_override = optional_budget_override(budget_override)
-        token = require_token(fencing_token)
-        update: dict[str, Any] = {
-            "$set": {n.F_SESSION_TOTALS: encode_totals(totals), n.F_FENCING_TOKEN: Int64(token)},
-            **_STAMP,
-        }
-        if budget_override is None:
-            update["$unset"] = {n.F_BUDGET_OVERRIDE: ""}
-        else:
-            update["$set"][n.F_BUDGET_OVERRIDE] = budget_override
-        self._update_existing(session_id, token, update, "set_totals_and_budget_override")
-
-    def increment_compaction_failure_count(self, session_id: str, fencing_token: int) -> int:
-        require_id(session_id, "session_id")
-        token = require_token(fencing_token)
-        with failures(SessionRecordStoreError, f"increment_compaction_failure_count of session {session_id!r}"):
-            advance_fence(self._fences, session_id, token)
+        if stale := advance_fence(self._fences, session_id, token):
+            return stale
+        try:
             doc = self._records.find_one_and_update(
                 {n.F_ID: session_id, **not_above(token)},
-                {"$inc": {n.F_COMPACTION_FAILURE_COUNT: 1}, "$set": {n.F_FENCING_TOKEN: Int64(token)}, **_STAMP},
+                [{"$set": update}],
+                upsert=True,
                 return_document=ReturnDocument.AFTER,
             )
-            if doc is None:
-                self._refuse_if_newer(session_id, token)
-                return 0
+        except DuplicateKeyError:
+            return self._newer(session_id) or Stale(None)
+        if doc is None:  # an upsert with return_document=AFTER always returns the document
+            raise PyMongoError("the provisioning upsert returned no document")
+        return doc
+
+    def set_totals(
+        self, session_id: str, totals: SessionTotalsJson, override: dict[str, Any] | None, token: int
+    ) -> Stale | None:
+        update: dict[str, Any] = {"$set": {n.F_SESSION_TOTALS: totals, n.F_FENCING_TOKEN: Int64(token)}, **_STAMP}
+        if override is None:
+            update["$unset"] = {n.F_BUDGET_OVERRIDE: ""}
+        else:
+            update["$set"][n.F_BUDGET_OVERRIDE] = override
+        return self._update_existing(session_id, token, update)
+
+    def increment_failures(self, session_id: str, token: int) -> int | Stale:
+        if stale := advance_fence(self._fences, session_id, token):
+            return stale
+        doc = self._records.find_one_and_update(
+            {n.F_ID: session_id, **not_above(token)},
+            {"$inc": {n.F_COMPACTION_FAILURE_COUNT: 1}, "$set": {n.F_FENCING_TOKEN: Int64(token)}, **_STAMP},
+            return_document=ReturnDocument.AFTER,
+        )
+        if doc is None:
+            return self._newer(session_id) or 0
         return int(doc[n.F_COMPACTION_FAILURE_COUNT])
 
-    def reset_compaction_failure_count(self, session_id: str, fencing_token: int) -> None:
-        require_id(session_id, "session_id")
-        token = require_token(fencing_token)
+    def reset_failures(self, session_id: str, token: int) -> Stale | None:
         update = {"$set": {n.F_COMPACTION_FAILURE_COUNT: 0, n.F_FENCING_TOKEN: Int64(token)}, **_STAMP}
-        self._update_existing(session_id, token, update, "reset_compaction_failure_count")
+        return self._update_existing(session_id, token, update)
 
-    def load(self, session_id: str) -> SessionRecord | None:
-        require_id(session_id, "session_id")
-        with failures(SessionRecordStoreError, f"load of session {session_id!r}"):
-            doc = self._records.find_one({n.F_ID: session_id})
-        return None if doc is None else record_from_document(doc)
+    def delete(self, session_id: str, token: int) -> Stale | None:
+        if stale := advance_fence(self._fences, session_id, token):
+            return stale
+        result = self._records.delete_one({n.F_ID: session_id, **not_above(token)})
+        return None if result.deleted_count else self._newer(session_id)
+
+    def load(self, session_id: str) -> dict[str, Any] | None:
+        return self._records.find_one({n.F_ID: session_id})
+
+    def decode(self, raw: dict[str, Any], session_id: str) -> SessionRecord:
+        return record_from_document(raw)
 
     def exists(self, session_id: str) -> bool:
-        require_id(session_id, "session_id")
-        with failures(SessionRecordStoreError, f"exists of session {session_id!r}"):
-            doc = self._records.find_one({n.F_ID: session_id}, projection={n.F_ID: 1})
-        return doc is not None
+        return self._records.find_one({n.F_ID: session_id}, projection={n.F_ID: 1}) is not None
 
     def list_session_ids(self) -> list[str]:
-        with failures(SessionRecordStoreError, "list of session ids"):
-            docs = read_in_pages(self._records, {}, projection={n.F_ID: 1})
-        return [str(doc[n.F_ID]) for doc in docs]
+        return [str(doc[n.F_ID]) for doc in read_in_pages(self._records, {}, projection={n.F_ID: 1})]
 
-    def delete(self, session_id: str, fencing_token: int) -> None:
-        require_id(session_id, "session_id")
-        token = require_token(fencing_token)
-        with failures(SessionRecordStoreError, f"delete of session {session_id!r}"):
-            advance_fence(self._fences, session_id, token)
-            result = self._records.delete_one({n.F_ID: session_id, **not_above(token)})
-            if result.deleted_count == 0:
-                self._refuse_if_newer(session_id, token)
-
-    def _update_existing(self, session_id: str, token: int, update: dict[str, Any], what: str) -> None:
+    def _update_existing(self, session_id: str, token: int, update: dict[str, Any]) -> Stale | None:
         """A fenced update of an existing record; no-op when there is none."""
-        with failures(SessionRecordStoreError, f"{what} of session {session_id!r}"):
-            advance_fence(self._fences, session_id, token)
-            result = self._records.update_one({n.F_ID: session_id, **not_above(token)}, update)
-            if result.matched_count == 0:
-                self._refuse_if_newer(session_id, token)
+        if stale := advance_fence(self._fences, session_id, token):
+            return stale
+        result = self._records.update_one({n.F_ID: session_id, **not_above(token)}, update)
+        return None if result.matched_count else self._newer(session_id)
 
-    def _refuse_if_newer(self, session_id: str, token: int) -> None:
-        """After a write matched nothing: raise if the record exists (a newer writer's token is on it)."""
-        if self._records.find_one({n.F_ID: session_id}, projection={n.F_ID: 1}) is not None:
-            raise self._stale(session_id, token)
-
-    def _stale(self, session_id: str, token: int) -> StaleFencingTokenError:
+    def _newer(self, session_id: str) -> Stale | None:
+        """After a fenced write missed the record: :class:`Stale` naming the record's token when it exists
+        (a newer writer's token is on it), ``None`` when there is no record."""
         doc = self._records.find_one({n.F_ID: session_id}, projection={n.F_FENCING_TOKEN: 1})
-        highest = None if doc is None or doc.get(n.F_FENCING_TOKEN) is None else int(doc[n.F_FENCING_TOKEN])
-        return StaleFencingTokenError(session_id, token, highest)
+        if doc is None:
+            return None
+        return Stale(None if doc.get(n.F_FENCING_TOKEN) is None else int(doc[n.F_FENCING_TOKEN]))
+
+
+class MongoSessionRecordStore(RecordStore[dict[str, Any]]):
+    """Session records in ``session_records``, fenced by ``session_fences`` (see the module text)."""
+
+    def __init__(self, records: Collection[dict[str, Any]], fences: Collection[dict[str, Any]]) -> None:
+        super().__init__(MongoRecordDriver(records, fences))

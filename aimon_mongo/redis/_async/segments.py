@@ -1,5 +1,6 @@
-"""Sealed session-log segments on Redis: two hashes per session sharing the hash tag ``{s:<id>}``.
+"""Sealed session-log segments on Redis (async source; the sync twin is generated).
 
+Two hashes per session sharing the hash tag ``{s:<id>}``:
 ``<segments>:{s:<id>}:data`` maps segment id → segment JSON, ``…:created`` maps segment id → creation
 time (epoch millis). Writes are fenced like records (the write fence shares the same hash tag, so every
 segment script touches one cluster slot). ``put`` never overwrites: a duplicate id is refused.
@@ -9,98 +10,84 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from aimon_mongo.errors import InvalidArgumentError, SessionLogSegmentStoreError
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.layout import segment_from_json, segment_to_json
 from aimon_mongo.redis.replies import from_millis, pairs, text, to_millis
-from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit, require_token
+from aimon_mongo.services._async.segments import AsyncSegmentStore
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.fencing import Stale, refusal
 
 SCAN_COUNT = 256
 
 
-class AsyncRedisSessionLogSegmentStore:
-    """Per-session segment hashes with fenced writes (see the module text)."""
+class AsyncRedisSegmentDriver:
+    """The segment primitives: fenced scripts over the session's fence and segment hashes, plain reads."""
 
     def __init__(self, io: AsyncRedisIO, keys: RedisKeys) -> None:
         self._io = io
         self._keys = keys
+        self.failures: Failures = io.guard
 
-    def _fenced_keys(self, sid: str) -> list[str]:
-        return [self._keys.write_fence(sid), self._keys.segment_data(sid), self._keys.segment_created(sid)]
+    async def _fenced(self, name: str, sid: str, token: int, *args: Arg) -> Any:
+        keys = [self._keys.write_fence(sid), self._keys.segment_data(sid), self._keys.segment_created(sid)]
+        return await self._io.fenced_script(name, keys, [token, *args])
 
-    async def put(self, segment: LogSegment, fencing_token: int) -> None:
-        require_instance(segment, LogSegment, "segment")
-        token = require_token(fencing_token)
-        sid = require_id(segment.session_id, "segment.session_id")
-        seg_id = require_id(segment.segment_id, "segment.segment_id")
-        args: list[Arg] = [token, seg_id, segment_to_json(segment), to_millis(segment.created_at)]
-        with self._io.guard(SessionLogSegmentStoreError, f"segment put of session {sid!r}"):
-            stored = await self._io.fenced_script("segment_put", sid, token, self._fenced_keys(sid), args)
-        if int(stored) == 0:
-            raise SessionLogSegmentStoreError(f"segment {seg_id!r} of session {sid!r} already exists")
+    async def put(self, segment: LogSegment, token: int) -> bool | Stale:
+        args = (segment.segment_id, segment_to_json(segment), to_millis(segment.created_at))
+        reply = await self._fenced("segment_put", segment.session_id, token, *args)
+        return reply if isinstance(reply, Stale) else int(reply) == 1
 
-    async def get(self, session_id: str, segment_id: str) -> LogSegment | None:
-        sid = require_id(session_id, "session_id")
-        seg_id = require_id(segment_id, "segment_id")
-        with self._io.guard(SessionLogSegmentStoreError, f"segment get of session {sid!r}"):
-            raw = await self._io.call("HGET", self._keys.segment_data(sid), seg_id)
-        return None if raw is None else segment_from_json(raw)
+    async def get(self, session_id: str, segment_id: str) -> bytes | None:
+        raw: bytes | None = await self._io.call("HGET", self._keys.segment_data(session_id), segment_id)
+        return raw
 
-    async def list(self, session_id: str) -> list[SegmentInfo]:
-        sid = require_id(session_id, "session_id")
-        with self._io.guard(SessionLogSegmentStoreError, f"segment list of session {sid!r}"):
-            reply = await self._io.call("HGETALL", self._keys.segment_created(sid))
-        infos = [
+    def decode(self, raw: bytes) -> LogSegment:
+        return segment_from_json(raw)
+
+    async def infos(self, session_id: str) -> list[SegmentInfo]:
+        reply = await self._io.call("HGETALL", self._keys.segment_created(session_id))
+        return [
             SegmentInfo(segment_id=seg_id, created_at=from_millis(int(millis)))
             for seg_id, millis in pairs(reply or {}).items()
         ]
-        return sorted(infos, key=lambda info: (info.created_at, info.segment_id))
 
-    async def delete(self, session_id: str, segment_id: str, fencing_token: int) -> None:
-        sid = require_id(session_id, "session_id")
-        seg_id = require_id(segment_id, "segment_id")
-        token = require_token(fencing_token)
-        with self._io.guard(SessionLogSegmentStoreError, f"segment delete of session {sid!r}"):
-            await self._io.fenced_script("segment_delete", sid, token, self._fenced_keys(sid), [token, seg_id])
+    async def delete(self, session_id: str, segment_id: str, token: int) -> Stale | None:
+        return refusal(await self._fenced("segment_delete", session_id, token, segment_id))
 
-    async def delete_all(self, session_id: str, fencing_token: int) -> None:
-        sid = require_id(session_id, "session_id")
-        token = require_token(fencing_token)
-        with self._io.guard(SessionLogSegmentStoreError, f"segment delete of session {sid!r}"):
-            await self._io.fenced_script("fenced_delete", sid, token, self._fenced_keys(sid), [token])
+    async def delete_all(self, session_id: str, token: int) -> Stale | None:
+        return refusal(await self._fenced("fenced_delete", session_id, token))
 
-    async def scan_sessions(self, created_before: datetime, cursor: str | None, limit: int) -> SegmentScanPage:
-        """Sessions with a segment created before ``created_before``, by ``SCAN`` over the created hashes.
-
-        The cursor is ``"<scan cursor>"`` or ``"<scan cursor>|<last session id returned>"`` (a page cut
-        short by ``limit`` resumes at the same SCAN position and skips what it already returned).
-        """
-        created_before = require_aware(created_before, "created_before")
-        require_limit(limit)
-        scan_at, after = _parse_cursor(cursor)
+    async def scan_sessions(self, created_before: datetime, cursor: str | None, limit: int) -> SegmentScanPage | None:
+        """``SCAN`` over the created hashes. The cursor is ``"<scan cursor>"`` or ``"<scan cursor>|<last
+        session id returned>"`` (a page cut short by ``limit`` resumes at the same SCAN position and skips
+        what it already returned); ``None`` for a cursor of another form."""
+        position, sep, after_text = (cursor or "0").partition("|")
+        if not position.isdigit():
+            return None
+        scan_at, after = int(position), (after_text if sep else None)
         cutoff = to_millis(created_before)
         found: list[str] = []
         pattern = self._keys.segment_created_pattern()
-        with self._io.guard(SessionLogSegmentStoreError, "segment scan"):
-            while True:
-                page_start = scan_at
-                next_at, batch = await self._io.scan(scan_at, pattern, SCAN_COUNT)
-                qualifying = await self._qualifying(batch, cutoff)
-                page = sorted(sid for sid in qualifying if after is None or sid > after)
-                after = None
-                if len(found) + len(page) > limit:
-                    taken = page[: limit - len(found)]
-                    found += taken
-                    return SegmentScanPage(session_ids=tuple(found), next_cursor=f"{page_start}|{taken[-1]}")
-                found += page
-                scan_at = int(next_at)
-                if scan_at == 0:
-                    return SegmentScanPage(session_ids=tuple(found), next_cursor=None)
-                if len(found) == limit:
-                    return SegmentScanPage(session_ids=tuple(found), next_cursor=str(scan_at))
+        while True:
+            page_start = scan_at
+            next_at, batch = await self._io.scan(scan_at, pattern, SCAN_COUNT)
+            qualifying = await self._qualifying(batch, cutoff)
+            page = sorted(sid for sid in qualifying if after is None or sid > after)
+            after = None
+            if len(found) + len(page) > limit:
+                taken = page[: limit - len(found)]
+                found += taken
+                return SegmentScanPage(session_ids=tuple(found), next_cursor=f"{page_start}|{taken[-1]}")
+            found += page
+            scan_at = int(next_at)
+            if scan_at == 0:
+                return SegmentScanPage(session_ids=tuple(found), next_cursor=None)
+            if len(found) == limit:
+                return SegmentScanPage(session_ids=tuple(found), next_cursor=str(scan_at))
 
     async def _qualifying(self, batch: Sequence[bytes], cutoff: int) -> set[str]:
         sessions: dict[str, bytes] = {}
@@ -121,12 +108,8 @@ class AsyncRedisSessionLogSegmentStore:
         }
 
 
-def _parse_cursor(cursor: str | None) -> tuple[int, str | None]:
-    if cursor is None:
-        return 0, None
-    if not isinstance(cursor, str):
-        raise InvalidArgumentError(f"cursor must be a str or None, got {type(cursor).__name__}")
-    position, sep, after = cursor.partition("|")
-    if not position.isdigit():
-        raise InvalidArgumentError(f"cursor {cursor!r} was not returned by scan_sessions")
-    return int(position), (after if sep else None)
+class AsyncRedisSessionLogSegmentStore(AsyncSegmentStore[bytes]):
+    """Per-session segment hashes with fenced writes (see the module text)."""
+
+    def __init__(self, io: AsyncRedisIO, keys: RedisKeys) -> None:
+        super().__init__(AsyncRedisSegmentDriver(io, keys))

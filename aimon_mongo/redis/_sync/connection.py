@@ -109,17 +109,15 @@ class RedisIO:
             self._load(lua)
             return self.call("EVALSHA", lua.sha, len(keys), *keys, *args)
 
-    def fenced_script(
-        self, name: str, session_id: str, token: int, keys: Sequence[str], args: Sequence[Arg] = ()
-    ) -> Any:
-        """Run a fenced script (``keys[0]`` the write fence, ``args[0]`` the token); a lower token than the
-        session's highest raises :class:`~aimon_mongo.errors.StaleFencingTokenError`."""
+    def fenced_script(self, name: str, keys: Sequence[str], args: Sequence[Arg]) -> Any:
+        """Run a fenced script (``keys[0]`` the write fence, ``args[0]`` the token); when the token is lower
+        than the session's highest, nothing was written and the reply is :class:`Stale`."""
         try:
             return self.script(name, keys, args)
         except Exception as exc:
-            stale = stale_fence(exc, session_id, token)
+            stale = stale_fence(exc)
             if stale is not None:
-                raise stale from None
+                return stale
             raise
 
     def _load(self, lua: LuaScript) -> None:

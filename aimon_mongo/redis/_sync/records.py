@@ -1,132 +1,113 @@
 # GENERATED from aimon_mongo/redis/_async/records.py by scripts/gen_sync.py; do not edit.
-"""Session records on Redis: one hash per session (``<records>:<id>``, layout in :mod:`..layout`).
+"""Session records on Redis (generated from the ``_async`` source): one hash per session
+(``<records>:<id>``, layout in :mod:`..layout`).
 
-Every write is fenced: a Lua script first compares the writer's token with the session's write fence
-(``<fences>:{s:<id>}``, the highest token accepted so far), refuses a lower one with
-:class:`~aimon_mongo.errors.StaleFencingTokenError` and writes in the same atomic step.
+Every write is one fenced Lua script: it compares the writer's token with the session's write fence
+(``<fences>:{s:<id>}``, the highest token accepted so far), refuses a lower one (nothing written) and
+writes in the same atomic step.
 """
 
 from __future__ import annotations
 
-from pydantic import JsonValue
+from typing import Any
 
 from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec._stored import compact_json
 from aimon_mongo.codec.instant import format_instant
-from aimon_mongo.codec.totals import totals_to_json
-from aimon_mongo.errors import InvalidArgumentError, SessionRecordStoreError
-from aimon_mongo.model.record import SessionRecord, SessionTotals
+from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.layout import record_from_hash
 from aimon_mongo.redis.replies import pairs, text
-from aimon_mongo.validate import optional_budget_override, require_id, require_instance, require_token
+from aimon_mongo.services._sync.records import RecordStore
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.fencing import Stale, refusal
+from aimon_mongo.stored.session_record import SessionTotalsJson
 
 SCAN_COUNT = 256
 
+HashReply = list[bytes] | dict[bytes, bytes]
+"""A record hash as ``HGETALL`` (a dict) or a script (a flat list) answers it."""
 
-class RedisSessionRecordStore:
-    """Partial, atomic, fenced writes of session records (see the module text)."""
+
+class RedisRecordDriver:
+    """The record primitives: fenced scripts over the session's fence and record hash, plain reads."""
 
     def __init__(self, io: RedisIO, keys: RedisKeys, clock: Clock) -> None:
         self._io = io
         self._keys = keys
         self._clock = clock
+        self.failures: Failures = io.guard
+
+    def _fenced(self, name: str, sid: str, token: int, *args: Arg) -> Any:
+        keys = [self._keys.write_fence(sid), self._keys.record(sid)]
+        return self._io.fenced_script(name, keys, [token, *args])
+
+    def _set(self, sid: str, token: int, mode: str, values: dict[str, str], *removed: str) -> Stale | None:
+        """``record_set``: ``mode`` "always" (upsert) or "existing"; ``removed`` fields are deleted."""
+        flat = [item for pair in values.items() for item in pair]
+        return refusal(self._fenced("record_set", sid, token, mode, len(values), *flat, *removed))
 
     def _now(self) -> str:
         return format_instant(self._clock())
 
-    def _set(self, sid: str, token: int, mode: str, values: dict[str, str], removed: tuple[str, ...] = ()) -> int:
-        args: list[Arg] = [token, mode, len(values)]
-        for field, value in values.items():
-            args += [field, value]
-        args += list(removed)
-        keys = [self._keys.write_fence(sid), self._keys.record(sid)]
-        with self._io.guard(SessionRecordStoreError, f"record write of session {sid!r}"):
-            return int(self._io.fenced_script("record_set", sid, token, keys, args))
+    def merge_transcript(self, session_id: str, transcript: str, token: int) -> Stale | None:
+        values = {n.F_SESSION_ID: session_id, n.F_TRANSCRIPT: transcript, n.F_UPDATED_AT: self._now()}
+        return self._set(session_id, token, "always", values)
 
-    def merge_transcript(self, session_id: str, transcript: str, fencing_token: int) -> None:
-        sid = require_id(session_id, "session_id")
-        token = require_token(fencing_token)
-        if not isinstance(transcript, str):
-            raise InvalidArgumentError(f"transcript must be a str, got {type(transcript).__name__}")
-        values = {n.F_SESSION_ID: sid, n.F_TRANSCRIPT: transcript, n.F_UPDATED_AT: self._now()}
-        self._set(sid, token, "always", values)
+    def provision(self, session_id: str, agent_ref: str | None, token: int) -> HashReply | Stale:
+        args = (n.F_SESSION_ID, session_id, n.F_UPDATED_AT, self._now(), n.F_AGENT_REF, agent_ref or "")
+        reply: HashReply | Stale = self._fenced("record_provision", session_id, token, *args)
+        return reply
 
-    def provision(self, session_id: str, agent_ref: str | None, fencing_token: int) -> SessionRecord:
-        sid = require_id(session_id, "session_id")
-        token = require_token(fencing_token)
-        ref = "" if agent_ref is None else require_id(agent_ref, "agent_ref")
-        keys = [self._keys.write_fence(sid), self._keys.record(sid)]
-        args: list[Arg] = [token, n.F_SESSION_ID, sid, n.F_UPDATED_AT, self._now(), n.F_AGENT_REF, ref]
-        with self._io.guard(SessionRecordStoreError, f"record provision of session {sid!r}"):
-            reply = self._io.fenced_script("record_provision", sid, token, keys, args)
-            return record_from_hash(sid, pairs(reply))
+    def set_totals(
+        self, session_id: str, totals: SessionTotalsJson, override: dict[str, Any] | None, token: int
+    ) -> Stale | None:
+        values = {n.F_SESSION_TOTALS: compact_json(totals), n.F_UPDATED_AT: self._now()}
+        if override is None:
+            return self._set(session_id, token, "existing", values, n.F_BUDGET_OVERRIDE)
+        return self._set(session_id, token, "existing", {**values, n.F_BUDGET_OVERRIDE: compact_json(override)})
 
-    def set_totals_and_budget_override(
-        self,
-        session_id: str,
-        totals: SessionTotals,
-        budget_override: dict[str, JsonValue] | None,
-        fencing_token: int,
-    ) -> None:
-        sid = require_id(session_id, "session_id")
-        token = require_token(fencing_token)
-        require_instance(totals, SessionTotals, "totals")
-        budget_override = optional_budget_override(budget_override)
-        values = {n.F_SESSION_TOTALS: totals_to_json(totals), n.F_UPDATED_AT: self._now()}
-        removed: tuple[str, ...] = ()
-        if budget_override is None:
-            removed = (n.F_BUDGET_OVERRIDE,)
-        else:
-            values[n.F_BUDGET_OVERRIDE] = compact_json(budget_override)
-        self._set(sid, token, "existing", values, removed)
+    def increment_failures(self, session_id: str, token: int) -> int | Stale:
+        args = (n.F_COMPACTION_FAILURE_COUNT, n.F_UPDATED_AT, self._now())
+        reply = self._fenced("record_increment", session_id, token, *args)
+        return reply if isinstance(reply, Stale) else int(reply)
 
-    def increment_compaction_failure_count(self, session_id: str, fencing_token: int) -> int:
-        sid = require_id(session_id, "session_id")
-        token = require_token(fencing_token)
-        keys = [self._keys.write_fence(sid), self._keys.record(sid)]
-        args: list[Arg] = [token, n.F_COMPACTION_FAILURE_COUNT, n.F_UPDATED_AT, self._now()]
-        with self._io.guard(SessionRecordStoreError, f"record write of session {sid!r}"):
-            return int(self._io.fenced_script("record_increment", sid, token, keys, args))
+    def reset_failures(self, session_id: str, token: int) -> Stale | None:
+        values = {n.F_COMPACTION_FAILURE_COUNT: "0", n.F_UPDATED_AT: self._now()}
+        return self._set(session_id, token, "existing", values)
 
-    def reset_compaction_failure_count(self, session_id: str, fencing_token: int) -> None:
-        sid = require_id(session_id, "session_id")
-        token = require_token(fencing_token)
-        self._set(sid, token, "existing", {n.F_COMPACTION_FAILURE_COUNT: "0", n.F_UPDATED_AT: self._now()})
+    def delete(self, session_id: str, token: int) -> Stale | None:
+        return refusal(self._fenced("fenced_delete", session_id, token))
 
-    def load(self, session_id: str) -> SessionRecord | None:
-        sid = require_id(session_id, "session_id")
-        with self._io.guard(SessionRecordStoreError, f"record load of session {sid!r}"):
-            reply = self._io.call("HGETALL", self._keys.record(sid))
-        if not reply:
-            return None
-        return record_from_hash(sid, pairs(reply))
+    def load(self, session_id: str) -> HashReply | None:
+        reply: HashReply | None = self._io.call("HGETALL", self._keys.record(session_id))
+        return reply or None
+
+    def decode(self, raw: HashReply, session_id: str) -> SessionRecord:
+        return record_from_hash(session_id, pairs(raw))
 
     def exists(self, session_id: str) -> bool:
-        sid = require_id(session_id, "session_id")
-        with self._io.guard(SessionRecordStoreError, f"record lookup of session {sid!r}"):
-            return int(self._io.call("EXISTS", self._keys.record(sid))) == 1
+        return int(self._io.call("EXISTS", self._keys.record(session_id))) == 1
 
     def list_session_ids(self) -> list[str]:
+        """``SCAN`` over the record keys (a key may come back twice; each id is listed once)."""
         found: set[str] = set()
         cursor = 0
         pattern = self._keys.record_pattern()
-        with self._io.guard(SessionRecordStoreError, "record scan"):
-            while True:
-                cursor, batch = self._io.scan(cursor, pattern, SCAN_COUNT)
-                for raw in batch:
-                    sid = self._keys.session_of_record(text(raw, "record key"))
-                    if sid is not None:
-                        found.add(sid)
-                if int(cursor) == 0:
-                    break
-        return sorted(found)
+        while True:
+            cursor, batch = self._io.scan(cursor, pattern, SCAN_COUNT)
+            for raw in batch:
+                sid = self._keys.session_of_record(text(raw, "record key"))
+                if sid is not None:
+                    found.add(sid)
+            if int(cursor) == 0:
+                return sorted(found)
 
-    def delete(self, session_id: str, fencing_token: int) -> None:
-        sid = require_id(session_id, "session_id")
-        token = require_token(fencing_token)
-        keys = [self._keys.write_fence(sid), self._keys.record(sid)]
-        with self._io.guard(SessionRecordStoreError, f"record delete of session {sid!r}"):
-            self._io.fenced_script("fenced_delete", sid, token, keys, [token])
+
+class RedisSessionRecordStore(RecordStore[HashReply]):
+    """Partial, atomic, fenced writes of session records (see the module text)."""
+
+    def __init__(self, io: RedisIO, keys: RedisKeys, clock: Clock) -> None:
+        super().__init__(RedisRecordDriver(io, keys, clock))

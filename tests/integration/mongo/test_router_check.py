@@ -89,10 +89,10 @@ def test_a_segment_read_without_the_session_id_scatters(traced: tuple[CommandLog
 def test_an_unbounded_operator_scan_is_reported() -> None:
     unbounded = replace(
         describe("find", "db", {"find": "session_records", "filter": {}}),
-        origin=("MongoSessionRecordStore.list_session_ids",),
+        origin=("MongoRecordDriver.list_session_ids",),
     )
     bounded = replace(unbounded, command={"find": "session_records", "filter": {}, "limit": 1000})
-    hot = replace(unbounded, origin=("MongoSessionRecordStore.load",))
+    hot = replace(unbounded, origin=("MongoRecordDriver.load",))
     assert [v.route for v in violations(Recording([unbounded, bounded, hot]))] == [Route.SCATTER, Route.SCATTER]
 
 
