@@ -2,6 +2,7 @@
 
     python benchmarks/snapshots.py           # a 500-message and a 20-message transcript (a few minutes)
     python benchmarks/snapshots.py --smoke   # tiny sizes, a few seconds
+    python benchmarks/snapshots.py --profile # where the codec's round trip spends its time (cProfile), no timing
 
 Part 1: ``JsonSessionSnapshotCodec`` encode+decode of a transcript vs ``json.dumps``/``json.loads`` of the
 same document as a plain dict (the floor any JSON codec pays), for version 1 and version 2. CPU time.
@@ -237,9 +238,34 @@ def gridfs_round_trip(size: str, message_count: int, calls: int, repeats: int) -
 def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--messages", type=int, default=500, help="of the large transcript (default 500)")
     parser.add_argument("--rounds", type=int, default=10, help="round trips per timed block (default 10)")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile the codec's encode+decode of the large transcript (--rounds round trips per "
+                             "format, cProfile, top functions by own time on stderr) instead of timing")  # fmt: skip
+
+
+def profile_codec(message_count: int, calls: int) -> None:
+    """``--profile``: the codec round trip of part 1 under cProfile, for each format (a profiling aid only:
+    the profiler slows Python code far more than pydantic-core's, so read shares, not times)."""
+    import cProfile
+    import pstats
+
+    snapshot = transcript(message_count)
+    for fmt in (SessionLogFormat.V1, SessionLogFormat.V2):
+        codec = JsonSessionSnapshotCodec(fmt)
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(calls):
+            codec.decode(codec.encode(snapshot))
+        profiler.disable()
+        print(f"codec v{fmt.wire_version}: {message_count} messages, {calls} round trips", file=sys.stderr)
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(20)
 
 
 def measure(args: argparse.Namespace) -> Report:
+    if args.profile:
+        MONGO.stop()  # started at import for the timed parts, not needed here
+        profile_codec(args.messages, args.rounds)
+        return Report([], {})
     large, small, calls = (20, 5, 2) if args.smoke else (args.messages, 20, args.rounds)
     MONGO.prefetch()
     try:

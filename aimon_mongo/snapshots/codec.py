@@ -115,7 +115,7 @@ class JsonSessionSnapshotCodec:
             if options:
                 node[n.SNAP_REWIND_SUBMIT_OPTIONS] = options
             root[n.SNAP_DOC_REWIND_POINT] = node
-        fast = _fast.write_document(root)
+        fast = _fast.write_document(root, snapshot.entries)
         if fast is not None:
             return fast
         # The careful writer: the same document as plain objects, refusing NaN and infinities.
@@ -280,8 +280,10 @@ def from_fast_document(wire: dict[str, Any]) -> SessionSnapshot | None:
     try:
         if wire[n.SNAP_DOC_VERSION] == FORMAT_VERSION:
             return _decode_v1(wire, session_id, system_prompt, wire.get(n.SNAP_DOC_MESSAGES, []))
-        entries = _ENTRIES.validate_python(wire.get(n.SNAP_DOC_ENTRIES, ()))
-        if any(not 0 <= entry.seq <= j.LONG_MAX for entry in entries):
+        entries = tuple(wire.get(n.SNAP_DOC_ENTRIES, ()))
+        # The careful reader refuses a seq out of range and an entry without an origin (the model's
+        # default; its field name is the stored key).
+        if any(not 0 <= e.seq <= j.LONG_MAX or n.SNAP_ENTRY_ORIGIN not in e.model_fields_set for e in entries):
             return None
         return _decode_v2(wire, session_id, system_prompt, entries)
     except Exception:  # the careful reader says why, in the reference's words

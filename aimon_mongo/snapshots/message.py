@@ -10,6 +10,9 @@ of dumps when empty, and the two binary blocks dump their stored form when seria
 
 from __future__ import annotations
 
+import functools
+import operator
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -17,10 +20,10 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    PlainSerializer,
     SerializationInfo,
     SerializerFunctionWrapHandler,
     ValidationInfo,
-    field_serializer,
     model_serializer,
     model_validator,
 )
@@ -37,27 +40,15 @@ _CAMEL = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by
 construction takes the field names only."""
 
 
-def _empty(value: tuple[Any, ...]) -> bool:
-    return not value
-
-
-def _absent(value: object) -> bool:
-    return value is None
+_empty: Callable[[Any], bool] = operator.not_
+"""``not value``: a builtin, so pydantic-core's call per field runs no Python frame."""
+_absent: Callable[[Any], bool] = functools.partial(operator.is_, None)
+"""``value is None`` (``None is value``), likewise without a Python frame."""
 
 
 def _wire(info: SerializationInfo | ValidationInfo) -> bool:
     context = info.context
     return isinstance(context, dict) and bool(context.get("aimon_mongo.snapshot_wire"))
-
-
-def _holds_float(value: object) -> bool:
-    if isinstance(value, float):
-        return True
-    if isinstance(value, dict):
-        return any(_holds_float(item) for item in value.values())
-    if isinstance(value, list):
-        return any(_holds_float(item) for item in value)
-    return False
 
 
 class Role(StrEnum):
@@ -66,6 +57,11 @@ class Role(StrEnum):
     USER = n.SNAP_ROLE_USER
     ASSISTANT = n.SNAP_ROLE_ASSISTANT
     TOOL = n.SNAP_ROLE_TOOL
+
+
+AS_TEXT = PlainSerializer(str, return_type=str, when_used="json")
+"""Writes a text enum member (a ``StrEnum``: ``str`` of it is its value) in JSON without the enum
+serializer's Python-level ``.value`` lookup per member; Python dumps keep the member."""
 
 
 class ImageSource(StrEnum):
@@ -158,12 +154,6 @@ class ToolUse(Frozen):
     name: str
     input: dict[str, JsonValue] = Field(default_factory=dict)
 
-    @field_serializer("input", mode="wrap")
-    def _stored_input(self, value: dict[str, JsonValue], handler: SerializerFunctionWrapHandler, info: Any) -> Any:
-        if _wire(info) and _holds_float(value):
-            raise ValueError("a tool input holding a non-integer number is written by the careful writer")
-        return handler(value)
-
 
 class ToolResult(Frozen):
     """The answer to a tool call. (The reference's render payload is never persisted, so not kept.)"""
@@ -203,7 +193,7 @@ class Message(Frozen):
 
     model_config = _CAMEL
 
-    role: Role
+    role: Annotated[Role, AS_TEXT]
     content: tuple[ContentBlock, ...] = ()
     tool_uses: tuple[ToolUse, ...] = Field(default=(), exclude_if=_empty)
     tool_results: tuple[ToolResult, ...] = Field(default=(), exclude_if=_empty)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from enum import IntEnum, StrEnum
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -22,7 +22,7 @@ from aimon_mongo import names as n
 from aimon_mongo.model._base import Frozen, NonBlankStr
 from aimon_mongo.model.submit_options import SubmitOptions
 from aimon_mongo.model.user_input import UserInput
-from aimon_mongo.snapshots.message import Message
+from aimon_mongo.snapshots.message import AS_TEXT, Message
 
 
 class SessionLogFormat(IntEnum):
@@ -51,7 +51,7 @@ class LogEntry(Frozen):
     """One entry of the log: the seq that addresses it (never reused), its origin and its message."""
 
     seq: int
-    origin: LogOrigin = LogOrigin.CONVERSATION
+    origin: Annotated[LogOrigin, AS_TEXT] = LogOrigin.CONVERSATION
     message: Message
 
 
