@@ -13,7 +13,7 @@ from aimon_mongo.mongo.unreachable import describe_unreachable
 class failures:  # lower case: used like a function, ``with failures(Family, "what"):``
     """Re-raise a PyMongo error as :class:`BackendUnavailable` (unreachable, timed out) or as ``family``.
 
-    ``what`` names the operation (and may name ids, never payloads). A document over the server's BSON size
+    ``action`` names the operation (and may name ids, never payloads). A document over the server's BSON size
     limit (PyMongo's ``DocumentTooLarge``, raised before anything is sent) becomes ``family`` naming the
     limit. Errors of our own families pass through unchanged. A class rather than a generator-based
     context manager: it wraps every store call.
@@ -21,9 +21,9 @@ class failures:  # lower case: used like a function, ``with failures(Family, "wh
 
     __slots__ = ("_family", "_what")
 
-    def __init__(self, family: type[AimonStorageError], what: str) -> None:
+    def __init__(self, family: type[AimonStorageError], action: str) -> None:
         self._family = family
-        self._what = what
+        self._what = action
 
     def __enter__(self) -> None:
         return None
