@@ -16,11 +16,11 @@ import logging
 from datetime import timedelta
 from typing import Protocol
 
-from aimon_mongo.errors import AimonStorageError, InvalidArgumentError, SessionLeaseError
+from aimon_mongo.errors import AimonStorageError, SessionLeaseError
 from aimon_mongo.model import Lease
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
-from aimon_mongo.validate import require_id, require_lease, require_positive
+from aimon_mongo.validate import require_holder, require_id, require_lease, require_positive
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class LeaseStore:
         when it is held. ``ttl`` must be positive. A grant the replication guard could not confirm raises
         :class:`SessionLeaseError` instead of handing out a token no standby may hold."""
         sid = require_id(session_id, "session_id")
-        holder = self._holder(holder_id)
+        holder = require_holder(holder_id, "holder_id", self.holder_id_forbidden_chars, "its lock format reserves them")
         require_positive(ttl, "ttl")
         with self._driver.failures(SessionLeaseError, f"lease acquire of session {sid!r}"):
             granted = self._driver.acquire(sid, holder, ttl)
@@ -123,13 +123,3 @@ class LeaseStore:
             return None
         holder, token, expires = found
         return Lease(session_id=sid, holder_id=holder, fencing_token=token, expires_at=expires)
-
-    def _holder(self, holder_id: object) -> str:
-        holder = require_id(holder_id, "holder_id")
-        forbidden = self.holder_id_forbidden_chars
-        if any(c in holder for c in forbidden):
-            raise InvalidArgumentError(
-                f"holder_id must not contain any of {forbidden!r} on this store (its lock format reserves "
-                f"them), got {holder!r}"
-            )
-        return holder
