@@ -28,6 +28,17 @@ def require_id(value: object, argument: str) -> str:
     return value
 
 
+def require_holder(value: object, argument: str, forbidden: str, why: str) -> str:
+    """A holder id accepted by :func:`require_id` that holds none of the ``forbidden`` characters (those a
+    store's stored format reserves, named by ``why``)."""
+    holder = require_id(value, argument)
+    if any(c in holder for c in forbidden):
+        raise InvalidArgumentError(
+            f"{argument} must not contain any of {forbidden!r} on this store ({why}), got {holder!r}"
+        )
+    return holder
+
+
 def require_positive(ttl: object, argument: str) -> timedelta:
     """``ttl`` if it is a positive :class:`timedelta`."""
     if not isinstance(ttl, timedelta):

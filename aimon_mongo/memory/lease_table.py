@@ -1,4 +1,5 @@
-"""In-memory leases: per-session holder, fencing token and expiry, expired lazily on the storage clock."""
+"""In-memory leases: per-session holder, fencing token and expiry, expired lazily on the storage clock.
+Flavour-independent (one table under both flavours' drivers, :mod:`aimon_mongo.memory._async.leases`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import datetime, timedelta
 
 from aimon_mongo.clock import Clock
 from aimon_mongo.model import Lease
+from aimon_mongo.services.leases import Granted, Held
 
 
 @dataclass
@@ -26,7 +28,7 @@ class LeaseTable:
         self._clock = clock
         self._locks: dict[str, _Lock] = {}
 
-    def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
+    def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         with self._lock:
             now = self._clock()
             current = self._locks.get(session_id)
@@ -34,7 +36,7 @@ class LeaseTable:
                 return None
             token = (current.token if current is not None else 0) + 1
             self._locks[session_id] = _Lock(holder_id, token, now + ttl)
-            return Lease(session_id=session_id, holder_id=holder_id, fencing_token=token, expires_at=now + ttl)
+            return Granted(token, now + ttl)
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:
         with self._lock:
@@ -51,17 +53,12 @@ class LeaseTable:
                 current.holder_id = None
                 current.expires_at = self._clock()
 
-    def find_holder(self, session_id: str) -> Lease | None:
+    def find(self, session_id: str) -> Held | None:
         with self._lock:
             current = self._locks.get(session_id)
             if current is None or current.holder_id is None or not current.expires_at > self._clock():
                 return None
-            return Lease(
-                session_id=session_id,
-                holder_id=current.holder_id,
-                fencing_token=current.token,
-                expires_at=current.expires_at,
-            )
+            return Held(current.holder_id, current.token, current.expires_at)
 
     def _matching(self, lease: Lease) -> _Lock | None:
         current = self._locks.get(lease.session_id)

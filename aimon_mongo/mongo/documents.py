@@ -38,8 +38,9 @@ from aimon_mongo.codec._stored import (
 from aimon_mongo.codec.idempotency import ttl_millis
 from aimon_mongo.codec.totals import decode_totals
 from aimon_mongo.errors import CodecError
-from aimon_mongo.model import Lease, TaskQuery, TaskState
+from aimon_mongo.model import TaskQuery, TaskState
 from aimon_mongo.model.record import LogSegment, QuarantinedEntry, SegmentInfo, SessionRecord
+from aimon_mongo.services.leases import Held
 from aimon_mongo.validate import require_id, require_instance
 
 NOW = "$$NOW"
@@ -92,17 +93,12 @@ def lease_claim(holder_id: str, ttl: timedelta, first: bool) -> list[dict[str, A
     ]
 
 
-def lease_from_document(doc: Mapping[str, Any]) -> Lease:
-    """A lock document as a :class:`Lease` (the caller has checked that it is held)."""
+def lease_from_document(doc: Mapping[str, Any]) -> Held:
+    """A held lock document's holder, token and expiry (the caller has checked that it is held)."""
     token = optional_int(doc, n.F_FENCING_TOKEN, 0)
     if token < 1:
         raise CodecError(f"lock document of session {doc.get(n.F_ID)!r} has no valid fencing token")
-    return Lease(
-        session_id=required_id(doc, n.F_ID),
-        holder_id=required_id(doc, n.F_HOLDER_ID),
-        fencing_token=token,
-        expires_at=instant(doc.get(n.F_LEASE_EXPIRES_AT), n.F_LEASE_EXPIRES_AT),
-    )
+    return Held(required_id(doc, n.F_HOLDER_ID), token, instant(doc.get(n.F_LEASE_EXPIRES_AT), n.F_LEASE_EXPIRES_AT))
 
 
 # --- records ------------------------------------------------------------------------------------------

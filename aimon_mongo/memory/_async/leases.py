@@ -1,40 +1,42 @@
-"""The in-memory leases store (async flavour; the sync twin is generated)."""
+"""The in-memory lease store (async flavour; the sync twin is generated): the lease service over the
+storage's :class:`~aimon_mongo.memory.lease_table.LeaseTable`."""
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 
 from aimon_mongo.memory.storage import MemoryStorage
-from aimon_mongo.model import (
-    Lease,
-)
-from aimon_mongo.validate import (
-    require_id,
-    require_lease,
-    require_positive,
-)
-
-log = logging.getLogger(__name__)
+from aimon_mongo.model import Lease
+from aimon_mongo.services._async.leases import AsyncLeaseStore
+from aimon_mongo.services.failures import Failures, no_failures
+from aimon_mongo.services.leases import Granted, Held
 
 
-class AsyncMemorySessionLeaseStore:
+class AsyncMemoryLeaseDriver:
+    """The lease primitives on the in-memory table (each one step under the storage lock)."""
+
+    failures: Failures = no_failures
     resurrects_lapsed = True
     holder_id_forbidden_chars = ""
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.leases
 
-    async def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
-        return self._table.try_acquire(
-            require_id(session_id, "session_id"), require_id(holder_id, "holder_id"), require_positive(ttl, "ttl")
-        )
+    async def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
+        return self._table.acquire(session_id, holder_id, ttl)
 
     async def extend(self, lease: Lease, ttl: timedelta) -> bool:
-        return self._table.extend(require_lease(lease), require_positive(ttl, "ttl"))
+        return self._table.extend(lease, ttl)
 
     async def release(self, lease: Lease) -> None:
-        self._table.release(require_lease(lease))
+        self._table.release(lease)
 
-    async def find_holder(self, session_id: str) -> Lease | None:
-        return self._table.find_holder(require_id(session_id, "session_id"))
+    async def find(self, session_id: str) -> Held | None:
+        return self._table.find(session_id)
+
+
+class AsyncMemorySessionLeaseStore(AsyncLeaseStore):
+    """Holder election with fencing tokens, in memory (the lease service over the table)."""
+
+    def __init__(self, storage: MemoryStorage) -> None:
+        super().__init__(AsyncMemoryLeaseDriver(storage))

@@ -14,76 +14,75 @@ Release expires the document in place and never deletes it, so the token counter
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 from typing import Any
 
 from bson.int64 import Int64
 from pymongo import ReturnDocument
 from pymongo.synchronous.collection import Collection
-from pymongo.errors import DuplicateKeyError, PyMongoError
+from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
-from aimon_mongo.errors import SessionLeaseError
 from aimon_mongo.model import Lease
 from aimon_mongo.mongo.documents import NOW, alive, expired, lease_claim, lease_from_document, now_plus
 from aimon_mongo.mongo.failures import failures
-from aimon_mongo.validate import require_id, require_lease, require_positive
+from aimon_mongo.services._sync.leases import LeaseStore
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.leases import Granted, Held
 
-log = logging.getLogger(__name__)
 
+class MongoLeaseDriver:
+    """The lease primitives on ``conversation_locks`` (see the module text)."""
 
-class MongoSessionLeaseStore:
+    failures: Failures = failures
     resurrects_lapsed = True
-    holder_id_forbidden_chars = ""
     """``extend`` is a token CAS: a lapsed lease nobody took over is revived."""
+    holder_id_forbidden_chars = ""
 
     def __init__(self, collection: Collection[dict[str, Any]]) -> None:
         self._locks = collection
 
-    def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
-        require_id(session_id, "session_id")
-        require_id(holder_id, "holder_id")
-        require_positive(ttl, "ttl")
-        with failures(SessionLeaseError, f"lease acquire of session {session_id!r}"):
-            doc = self._locks.find_one_and_update(
-                {n.F_ID: session_id, "$expr": expired(n.F_LEASE_EXPIRES_AT)},
-                lease_claim(holder_id, ttl, first=False),
-                return_document=ReturnDocument.AFTER,
-            )
-            if doc is None:
-                try:
-                    doc = self._locks.find_one_and_update(
-                        {n.F_ID: session_id, n.F_FENCING_TOKEN: {"$exists": False}},
-                        lease_claim(holder_id, ttl, first=True),
-                        upsert=True,
-                        return_document=ReturnDocument.AFTER,
-                    )
-                except DuplicateKeyError:
-                    return None
-        return None if doc is None else lease_from_document(doc)
+    def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
+        doc = self._locks.find_one_and_update(
+            {n.F_ID: session_id, "$expr": expired(n.F_LEASE_EXPIRES_AT)},
+            lease_claim(holder_id, ttl, first=False),
+            return_document=ReturnDocument.AFTER,
+        )
+        if doc is None:
+            try:
+                doc = self._locks.find_one_and_update(
+                    {n.F_ID: session_id, n.F_FENCING_TOKEN: {"$exists": False}},
+                    lease_claim(holder_id, ttl, first=True),
+                    upsert=True,
+                    return_document=ReturnDocument.AFTER,
+                )
+            except DuplicateKeyError:
+                return None
+        if doc is None:
+            return None
+        held = lease_from_document(doc)
+        return Granted(held.fencing_token, held.expires_at)
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:
-        require_lease(lease)
-        require_positive(ttl, "ttl")
-        with failures(SessionLeaseError, f"lease extend of session {lease.session_id!r}"):
-            result = self._locks.update_one(_matching(lease), [{"$set": {n.F_LEASE_EXPIRES_AT: now_plus(ttl)}}])
+        result = self._locks.update_one(_matching(lease), [{"$set": {n.F_LEASE_EXPIRES_AT: now_plus(ttl)}}])
         return result.matched_count == 1
 
     def release(self, lease: Lease) -> None:
-        require_lease(lease)
-        try:
-            self._locks.update_one(_matching(lease), [{"$set": {n.F_HOLDER_ID: None, n.F_LEASE_EXPIRES_AT: NOW}}])
-        except PyMongoError as exc:
-            log.warning("best-effort release of session %s failed: %s", lease.session_id, type(exc).__name__)
+        self._locks.update_one(_matching(lease), [{"$set": {n.F_HOLDER_ID: None, n.F_LEASE_EXPIRES_AT: NOW}}])
 
-    def find_holder(self, session_id: str) -> Lease | None:
-        require_id(session_id, "session_id")
-        with failures(SessionLeaseError, f"find holder of session {session_id!r}"):
-            doc = self._locks.find_one(
-                {n.F_ID: session_id, n.F_HOLDER_ID: {"$ne": None}, "$expr": alive(n.F_LEASE_EXPIRES_AT)}
-            )
+    def find(self, session_id: str) -> Held | None:
+        doc = self._locks.find_one(
+            {n.F_ID: session_id, n.F_HOLDER_ID: {"$ne": None}, "$expr": alive(n.F_LEASE_EXPIRES_AT)}
+        )
         return None if doc is None else lease_from_document(doc)
+
+
+class MongoSessionLeaseStore(LeaseStore):
+    """Holder election with fencing tokens on ``conversation_locks`` (the lease service over
+    :class:`MongoLeaseDriver`)."""
+
+    def __init__(self, collection: Collection[dict[str, Any]]) -> None:
+        super().__init__(MongoLeaseDriver(collection))
 
 
 def _matching(lease: Lease) -> dict[str, Any]:

@@ -7,19 +7,19 @@ against the application clock, which lets two nodes with skewed clocks disagree 
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 
-from aimon_mongo.errors import AimonStorageError, SessionLeaseError
+from aimon_mongo.errors import SessionLeaseError
 from aimon_mongo.model import Lease
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres._sync.retention import sweep_in_batches
 from aimon_mongo.postgres.replication import SYNC_COMMIT_ON, SyncWaitWatch
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id, require_lease, require_limit, require_positive
-
-log = logging.getLogger(__name__)
+from aimon_mongo.services._sync.leases import LeaseStore
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.leases import Granted, Held
+from aimon_mongo.validate import require_limit, require_positive
 
 # One statement (one transaction): when no live lease exists, draw the next token from the fence
 # counter (created at 2 for a new session, so the first token is 1), then take the lock row unless a
@@ -60,38 +60,31 @@ WHERE conversation_id = %s AND lease_expires_at > now()
 """
 
 
-class PostgresSessionLeaseStore:
-    """Holder election with fencing tokens that strictly increase per session (see the module text).
+class PostgresLeaseDriver:
+    """The lease primitives: one statement each on ``conversation_lock`` / ``conversation_lock_fence``.
 
-    ``extend`` is a token CAS without an expiry check: a lapsed lease nobody took since is resurrected
-    (``resurrects_lapsed``), as in the reference. ``synchronous``: acquisitions commit with
-    ``synchronous_commit = on`` (the bundle's replication guard, see :mod:`aimon_mongo.postgres.replication`).
+    ``synchronous``: acquisitions commit with ``synchronous_commit = on`` (the bundle's replication guard,
+    see :mod:`aimon_mongo.postgres.replication`); a grant whose wait for the synchronous standby the server
+    cancelled comes back with ``replicated=False``.
     """
 
     resurrects_lapsed = True
+    """``extend`` is a token CAS without an expiry check (as in the reference)."""
     holder_id_forbidden_chars = ""
 
     def __init__(self, pool: PgPool, schema: str, *, synchronous: bool = False) -> None:
         self._pool = pool
+        self.failures: Failures = pool.failures
         self._synchronous = synchronous
         wait = f"AND {SYNC_COMMIT_ON}" if synchronous else ""
         self._acquire = qualify(_ACQUIRE.replace(" /*sync*/", f" {wait}" if wait else ""), schema)
         self._extend = qualify(_EXTEND, schema)
         self._release = qualify(_RELEASE, schema)
         self._find = qualify(_FIND, schema)
-        self._sweep_lapsed = qualify(retention.LAPSED_LOCKS, schema)
-        self._sweep_fences = qualify(retention.IDLE_FENCES, schema)
-        self._lock_space = retention.lock_space(schema)
 
-    def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
-        """Take the lease unless a live one exists (the same holder gets no special treatment). With the
-        replication guard on, an acquisition whose wait for the synchronous standby was cancelled raises
-        :class:`SessionLeaseError` instead of handing out a token no standby may hold."""
-        require_id(session_id, "session_id")
-        require_id(holder_id, "holder_id")
-        require_positive(ttl, "ttl")
+    def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         watch = SyncWaitWatch()
-        with self._pool.connection(SessionLeaseError) as conn:
+        with self._pool.connection() as conn:
             if self._synchronous:
                 conn.add_notice_handler(watch)
             try:
@@ -100,41 +93,34 @@ class PostgresSessionLeaseStore:
             finally:
                 if self._synchronous:
                     conn.remove_notice_handler(watch)
-        if watch.cancelled:
-            raise SessionLeaseError(
-                f"the lease acquisition on session {session_id} committed on the primary, but its wait for the "
-                "synchronous standby was cancelled: the token is not handed out (the lease lapses after its ttl)"
-            )
-        if row is None:
-            return None
-        return Lease(session_id=session_id, holder_id=holder_id, fencing_token=row[0], expires_at=row[1])
+        return None if row is None else Granted(row[0], row[1], replicated=not watch.cancelled)
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:
-        """Push the expiry to database-now + ``ttl`` if holder and token still match."""
-        require_lease(lease)
-        require_positive(ttl, "ttl")
-        with self._pool.connection(SessionLeaseError) as conn:
+        with self._pool.connection() as conn:
             cur = conn.execute(self._extend, [ttl, lease.session_id, lease.holder_id, lease.fencing_token])
             return cur.fetchone() is not None
 
     def release(self, lease: Lease) -> None:
-        """Delete the lock row if holder and token match (the fence row keeps the counter). Best effort."""
-        require_lease(lease)
-        try:
-            with self._pool.connection(SessionLeaseError) as conn:
-                conn.execute(self._release, [lease.session_id, lease.holder_id, lease.fencing_token])
-        except AimonStorageError as exc:
-            log.warning("best-effort release of the lease on session %s failed: %s", lease.session_id, exc)
+        with self._pool.connection() as conn:
+            conn.execute(self._release, [lease.session_id, lease.holder_id, lease.fencing_token])
 
-    def find_holder(self, session_id: str) -> Lease | None:
-        """The live lease of the session (by database time), or ``None``."""
-        require_id(session_id, "session_id")
-        with self._pool.connection(SessionLeaseError) as conn:
+    def find(self, session_id: str) -> Held | None:
+        with self._pool.connection() as conn:
             cur = conn.execute(self._find, [session_id])
             row = cur.fetchone()
-        if row is None:
-            return None
-        return Lease(session_id=session_id, holder_id=row[0], fencing_token=row[1], expires_at=row[2])
+        return None if row is None else Held(row[0], row[1], row[2])
+
+
+class PostgresSessionLeaseStore(LeaseStore):
+    """Holder election with fencing tokens that strictly increase per session (the lease service over
+    :class:`PostgresLeaseDriver`), plus the retention sweeps of the lock and counter rows."""
+
+    def __init__(self, pool: PgPool, schema: str, *, synchronous: bool = False) -> None:
+        super().__init__(PostgresLeaseDriver(pool, schema, synchronous=synchronous))
+        self._pool = pool
+        self._sweep_lapsed = qualify(retention.LAPSED_LOCKS, schema)
+        self._sweep_fences = qualify(retention.IDLE_FENCES, schema)
+        self._lock_space = retention.lock_space(schema)
 
     def sweep_lapsed(self, lapsed_for: timedelta, *, batch_size: int = retention.DEFAULT_BATCH_SIZE) -> int:
         """Delete lock rows whose lease lapsed more than ``lapsed_for`` ago (database time), ``batch_size``
