@@ -49,15 +49,6 @@ from aimon_mongo.validate import require_id
 _GLOB_SPECIAL = re.compile(r"([\\*?\[\]])")
 
 
-def require_holder(value: object, argument: str, forbidden: str, why: str) -> str:
-    """A holder id accepted by :func:`require_id` that holds none of the ``forbidden`` characters (a
-    separator or quote of a stored Redis format, named by ``why``)."""
-    holder = require_id(value, argument)
-    if any(c in holder for c in forbidden):
-        raise InvalidArgumentError(f"{argument} must not contain any of {forbidden!r} on Redis ({why}), got {holder!r}")
-    return holder
-
-
 def glob_escape(text: str) -> str:
     """``text`` with the Redis glob characters (``* ? [ ] \\``) escaped, for ``SCAN MATCH``."""
     return _GLOB_SPECIAL.sub(r"\\\1", text)

@@ -17,10 +17,17 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from aimon_mongo.errors import CodecError, IdempotencyStoreError, InvalidArgumentError
+from aimon_mongo.errors import CodecError, IdempotencyStoreError
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, PutOutcome, PutResult, TurnResult
 from aimon_mongo.services.failures import Failures
-from aimon_mongo.validate import require_aware, require_id, require_instance, require_limit, require_positive
+from aimon_mongo.validate import (
+    require_aware,
+    require_holder,
+    require_id,
+    require_instance,
+    require_limit,
+    require_positive,
+)
 
 log = logging.getLogger(__name__)
 
@@ -187,14 +194,7 @@ class Idempotency:
 
     def _holder(self, value: object, argument: str) -> str:
         """A holder id: :func:`require_id`, and none of the store's forbidden characters."""
-        holder = require_id(value, argument)
-        forbidden = self.holder_id_forbidden_chars
-        if any(c in holder for c in forbidden):
-            raise InvalidArgumentError(
-                f"{argument} must not contain any of {forbidden!r} in this store (its scripts match holder ids "
-                f"as text), got {holder!r}"
-            )
-        return holder
+        return require_holder(value, argument, self.holder_id_forbidden_chars, "its scripts match holder ids as text")
 
 
 def _action(what: str, key: str) -> str:
