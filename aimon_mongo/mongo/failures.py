@@ -21,9 +21,9 @@ class failures:  # lower case: used like a function, ``with failures(Family, "wh
 
     __slots__ = ("_family", "_what")
 
-    def __init__(self, family: type[AimonStorageError], what: str) -> None:
+    def __init__(self, family: type[AimonStorageError], action: str) -> None:
         self._family = family
-        self._what = what
+        self._what = action
 
     def __enter__(self) -> None:
         return None

@@ -22,6 +22,7 @@ class AsyncMemoryInboxDriver:
     batch_limit: int | None = None
     """No batch bound: ``collect`` returns every eligible entry."""
     quarantines_in_take = False
+    takes_in_order = True
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.inbox

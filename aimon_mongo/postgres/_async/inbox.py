@@ -68,6 +68,7 @@ class AsyncPostgresInboxDriver:
 
     batch_limit: int | None = COLLECT_LIMIT
     quarantines_in_take = True
+    takes_in_order = True
     encode = staticmethod(to_json_envelope)
     decode_replay = staticmethod(replayed_envelope)
 

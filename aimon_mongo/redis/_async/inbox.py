@@ -74,6 +74,7 @@ class AsyncRedisInboxDriver:
     """Stream commands and Lua scripts; each primitive is one round trip (see the module text)."""
 
     quarantines_in_take = False
+    takes_in_order = True
     encode = staticmethod(to_json_envelope)
     decode_replay = staticmethod(replayed_envelope)
 

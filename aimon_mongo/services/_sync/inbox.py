@@ -18,7 +18,8 @@ The service holds the policy of every backend's inbox:
 * every driver call runs in ``driver.failures(SessionInboxError, ...)``: the error family and the words
   of every message are these.
 
-A driver returns entries in collect order (priority, then delivery order), so nothing is sorted here.
+A driver returns entries in delivery order within a tier; one that cannot also guarantee the order of the
+tiers within one batch (``takes_in_order`` False) gets its messages sorted here, once.
 """
 
 from __future__ import annotations
@@ -60,11 +61,13 @@ class InboxDriver(Protocol[E, R, K]):
     ``batch_limit``: the most entries one ``take`` removes (``None``: no bound).
     ``quarantines_in_take``: ``take`` moves the entries its ``triage`` names to the quarantine in the
     transaction that removes the batch (then :meth:`quarantine` is never called after a take).
+    ``takes_in_order``: a batch of ``take`` is in priority order too (else the service sorts it by tier).
     """
 
     failures: Failures
     batch_limit: int | None
     quarantines_in_take: bool
+    takes_in_order: bool
 
     def encode(self, message: InboundMessage) -> E:
         """The stored form of ``message`` (pure: no I/O)."""
@@ -86,7 +89,8 @@ class InboxDriver(Protocol[E, R, K]):
 
     def take(self, session_id: str, ceiling: Priority, triage: Triage[R]) -> Sequence[R]:
         """Remove and return, atomically against other takers, up to ``batch_limit`` entries of the session
-        with priority up to ``ceiling`` (every stored entry when ``ceiling`` is ``LATER``), in collect order.
+        with priority up to ``ceiling`` (every stored entry when ``ceiling`` is ``LATER``), in delivery order
+        within a tier (and tier by tier when ``takes_in_order``).
         A failure after some entries were removed for good returns those (never lost); a failure before
         raises. ``triage`` is called only by a driver that ``quarantines_in_take``."""
         ...
@@ -143,8 +147,10 @@ class _Decoded(Generic[R]):
         self.unreadable += bad
         return bad
 
-    def batch(self) -> CollectedBatch:
-        return CollectedBatch(messages=tuple(self.messages), unreadable=tuple(entry for _, entry in self.unreadable))
+    def batch(self, in_order: bool = True) -> CollectedBatch:
+        """The batch; ``in_order`` False: the messages sorted by priority (stable: FIFO within a tier)."""
+        messages = self.messages if in_order else sorted(self.messages, key=lambda m: m.priority.ordinal)
+        return CollectedBatch(messages=tuple(messages), unreadable=tuple(entry for _, entry in self.unreadable))
 
 
 class Inbox(Generic[E, R, K]):
@@ -187,7 +193,7 @@ class Inbox(Generic[E, R, K]):
             kept = bool(found.add(taken)) and self._quarantine(sid, found.unreadable)
         if kept:
             log.warning("moved %d unreadable inbox entries of session %s to quarantine", len(found.unreadable), sid)
-        return found.batch()
+        return found.batch(self._driver.takes_in_order)
 
     def _quarantine(self, sid: str, entries: Sequence[tuple[R, UnreadableEntry]]) -> bool:
         """Best effort: the batch is already removed, so a failure is reported, never raised."""
