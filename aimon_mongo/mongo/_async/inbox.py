@@ -210,11 +210,13 @@ class AsyncMongoInboxDriver:
         return None if oid is None else await self._quarantine.find_one({n.F_ID: oid})
 
     async def restore(self, quarantine_id: str, message: InboundMessage, encoded: _Delivery) -> str | None:
-        """Deliver first, then drop the quarantine document: a failure in between leaves a duplicate, never a
-        loss."""
+        """Deliver first, then drop the quarantine document (a failure in between leaves a duplicate, never a
+        loss); when another replay dropped it first, the new entry is withdrawn again and ``None`` returned."""
         (new_id,) = await self.append([(message, encoded)])
-        await self._quarantine.delete_one({n.F_ID: object_id(quarantine_id)})
-        return new_id
+        if (await self._quarantine.delete_one({n.F_ID: object_id(quarantine_id)})).deleted_count == 1:
+            return new_id
+        await self._inbox.delete_one(encoded[1])  # the filter of the upsert: this entry, by id and session
+        return None
 
     async def delete_quarantined(self, quarantine_id: str) -> bool:
         oid = object_id(quarantine_id)
