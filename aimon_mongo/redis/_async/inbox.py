@@ -1,7 +1,7 @@
 """Inbox driver on Redis streams (reference §4.2, plus quarantine and peek).
 
 One stream per session and priority, ``<inbox>:<id>:NOW|NEXT|LATER``; each entry has one field ``p``
-holding the envelope JSON of the shared codec. ``collect`` runs one Lua script that, tier by tier in
+holding the envelope JSON of the shared codec. ``take`` runs one Lua script that, tier by tier in
 priority order, reads the oldest entries and deletes them in the same atomic step: concurrent collectors
 never share an entry. One call takes at most ``batch_limit`` entries (1,000 by default, counted over all
 tiers, so also at most 1,000 per tier); larger backlogs drain over later calls. Order: priority, then
@@ -71,7 +71,8 @@ def _shown(raw: bytes | str) -> Any:
 
 
 class AsyncRedisInboxDriver:
-    """Stream commands and Lua scripts; each primitive is one round trip (see the module text)."""
+    """Stream commands and Lua scripts, one round trip per primitive (the quarantine listing of every
+    session: a ``SCAN`` walk, then one ``XRANGE`` per session)."""
 
     quarantines_in_take = False
     takes_in_order = True
