@@ -237,13 +237,13 @@ class AsyncInbox(Generic[E, R, K]):
         with self._driver.failures(SessionInboxError, action):
             kept = await self._driver.find_quarantined(qid)
         if kept is None:
-            raise SessionInboxError(f"no quarantined inbox entry {qid!r}")
+            raise SessionInboxError(f"no quarantined entry {qid!r}")
         message = require_message(self._driver.decode_replay(kept, raw, qid))  # CodecError: the entry stays
         encoded = self._driver.encode(message)
         with self._driver.failures(SessionInboxError, action):
             new_id = await self._driver.restore(qid, message, encoded)
         if new_id is None:
-            raise SessionInboxError(f"no quarantined inbox entry {qid!r}")
+            raise SessionInboxError(f"no quarantined entry {qid!r}")
         log.info("quarantined inbox entry %s of session %s replayed as %s", qid, message.session_id, new_id)
         return new_id
 
