@@ -3,7 +3,8 @@
 Backends remove an entry from storage before it is decoded, so one bad entry must never fail the whole
 batch: each entry decodes in its own guard and a failure becomes an :class:`UnreadableEntry` (with the turn
 id and idempotency key recovered leniently, so the caller can fail the right turn) plus one WARN that names
-the session and the entry id, never the payload.
+the session and the entry id, never the payload. The replay decoders read a quarantined entry (or its
+repaired form) back into the message a replay delivers; they refuse with :class:`CodecError`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from bson import ObjectId
 
 from aimon_mongo import names as n
-from aimon_mongo.codec._fields import log_name
+from aimon_mongo.codec._fields import compact_json, log_name
 from aimon_mongo.codec.inbound import from_json_envelope, from_mongo_document, recover_address
 from aimon_mongo.errors import CodecError, InvalidArgumentError
 from aimon_mongo.model.batch import UnreadableEntry
@@ -73,6 +74,26 @@ def unreadable_entry(entry_id: str | None, raw: object, exc: BaseException, sess
         reason,
     )
     return entry
+
+
+def replayed_envelope(stored: str | bytes, repaired: object, quarantine_id: str) -> InboundMessage:
+    """Redis/PostgreSQL: ``repaired`` (envelope text, or the envelope object) when given, else the kept
+    envelope ``stored``, decoded."""
+    del quarantine_id  # the envelope names everything a replay needs
+    text = stored if repaired is None else repaired if isinstance(repaired, str) else compact_json(repaired)
+    return from_json_envelope(text)
+
+
+def replayed_document(kept: Mapping[str, Any], repaired: object, quarantine_id: str) -> InboundMessage:
+    """MongoDB: ``repaired`` (a document; the kept ``_id`` is added when it has none) when given, else the
+    raw document of the quarantine document ``kept``, decoded."""
+    stored = kept.get(n.F_RAW_DOCUMENT)
+    source = stored if repaired is None else repaired
+    if isinstance(source, Mapping) and n.F_ID not in source and isinstance(stored, Mapping):
+        source = {n.F_ID: stored.get(n.F_ID), **source}
+    if not isinstance(source, Mapping):
+        raise CodecError(f"quarantined entry {quarantine_id!r} has no raw document to replay")
+    return from_mongo_document(source)
 
 
 def _lenient_get(doc: object, key: str) -> object:

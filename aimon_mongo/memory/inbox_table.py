@@ -7,7 +7,7 @@ import threading
 import uuid
 from dataclasses import dataclass
 
-from aimon_mongo.model import CollectedBatch, InboundMessage, Priority
+from aimon_mongo.model import InboundMessage, Priority
 
 
 @dataclass(frozen=True)
@@ -25,9 +25,6 @@ class InboxTable:
         self._sessions: dict[str, list[_Entry]] = {}
         self._seq = itertools.count(1)
 
-    def deliver(self, message: InboundMessage) -> str:
-        return self.deliver_many([message])[0]
-
     def deliver_many(self, messages: list[InboundMessage]) -> list[str]:
         """Append every message under one lock, in order; the new ids in the same order."""
         entry_ids = [str(uuid.uuid4()) for _ in messages]
@@ -37,7 +34,7 @@ class InboxTable:
                 self._sessions.setdefault(message.session_id, []).append(entry)
         return entry_ids
 
-    def take(self, session_id: str, max_priority: Priority, limit: int | None, remove: bool) -> CollectedBatch:
+    def take(self, session_id: str, max_priority: Priority, limit: int | None, remove: bool) -> list[InboundMessage]:
         """The next entries up to ``max_priority`` in (priority, FIFO) order; ``remove`` deletes them."""
         with self._lock:
             entries = self._sessions.get(session_id, [])
@@ -51,7 +48,7 @@ class InboxTable:
                     self._sessions[session_id] = rest
                 else:
                     del self._sessions[session_id]
-        return CollectedBatch(messages=tuple(e.message for e in chosen))
+        return [e.message for e in chosen]
 
     def is_empty(self, session_id: str) -> bool:
         with self._lock:

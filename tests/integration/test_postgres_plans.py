@@ -111,7 +111,7 @@ def test_collect_deletes_by_session_and_uses_the_drain_index(
     )
     _vacuum(pg_conn, pg_schema, "conversation_inbox")
     with PostgresSessionBackends(postgres_dsn, "node-a", schema=pg_schema) as node:
-        statement = node.inbox._collect
+        statement = node.inbox.driver._collect
     plan = _plan(pg_conn, statement, {"sid": "s-42", "ceiling": 2})  # EXPLAIN without ANALYZE deletes nothing
     assert plan["Node Type"] == "ModifyTable" and plan["Operation"] == "Delete"
     assert "conversation_inbox_drain_idx" in _indexes(plan), json.dumps(plan)

@@ -1,72 +1,74 @@
-"""The in-memory inbox store (async flavour; the sync twin is generated)."""
+"""The in-memory inbox (async flavour; the sync twin is generated): the inbox service over an
+:class:`~aimon_mongo.memory.inbox_table.InboxTable`. Entries are kept as objects, so none is ever
+unreadable: the quarantine stays empty."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
-from aimon_mongo.errors import SessionInboxError
+from aimon_mongo.errors import CodecError
 from aimon_mongo.memory.storage import MemoryStorage
-from aimon_mongo.model import (
-    CollectedBatch,
-    InboundMessage,
-    Priority,
-)
-from aimon_mongo.model.record import (
-    QuarantinedEntry,
-)
-from aimon_mongo.validate import (
-    optional_id,
-    require_id,
-    require_instance,
-    require_limit,
-    require_message,
-    require_messages,
-)
-
-log = logging.getLogger(__name__)
+from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
+from aimon_mongo.model.record import QuarantinedEntry
+from aimon_mongo.services._async.inbox import AsyncInbox, Triage
+from aimon_mongo.services.failures import Failures, no_failures
 
 
-class AsyncMemorySessionInbox:
-    """Entries are kept as objects, so none is ever unreadable: the quarantine stays empty."""
+class AsyncMemoryInboxDriver:
+    """The table's calls; each runs under the storage lock."""
 
+    failures: Failures = no_failures
     batch_limit: int | None = None
     """No batch bound: ``collect`` returns every eligible entry."""
+    quarantines_in_take = False
+    takes_in_order = True
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.inbox
 
-    async def deliver(self, message: InboundMessage) -> str:
-        return self._table.deliver(require_message(message))
+    def encode(self, message: InboundMessage) -> InboundMessage:
+        return message
 
-    async def deliver_many(self, messages: Sequence[InboundMessage]) -> list[str]:
-        return self._table.deliver_many(require_messages(messages))
+    def decode(self, raw: InboundMessage, session_id: str) -> InboundMessage | UnreadableEntry:
+        return raw
 
-    async def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
-        require_id(session_id, "session_id")
-        require_instance(max_priority, Priority, "max_priority")
-        return self._table.take(session_id, max_priority, None, remove=True)
+    def decode_replay(self, kept: None, repaired: Any, quarantine_id: str) -> InboundMessage:
+        raise CodecError(f"the in-memory inbox keeps no quarantined entry {quarantine_id!r}")
 
-    async def peek(self, session_id: str, limit: int = 64) -> CollectedBatch:
-        require_id(session_id, "session_id")
-        return self._table.take(session_id, Priority.LATER, require_limit(limit), remove=False)
+    async def append(self, entries: Sequence[tuple[InboundMessage, InboundMessage]]) -> list[str]:
+        return self._table.deliver_many([message for message, _ in entries])
+
+    async def take(self, session_id: str, ceiling: Priority, triage: Triage[InboundMessage]) -> list[InboundMessage]:
+        return self._table.take(session_id, ceiling, None, remove=True)
+
+    async def quarantine(self, session_id: str, entries: Sequence[tuple[InboundMessage, UnreadableEntry]]) -> None:
+        return None  # never called: nothing is unreadable
+
+    async def peek(self, session_id: str, limit: int) -> list[InboundMessage]:
+        return self._table.take(session_id, Priority.LATER, limit, remove=False)
 
     async def is_empty(self, session_id: str) -> bool:
-        return self._table.is_empty(require_id(session_id, "session_id"))
+        return self._table.is_empty(session_id)
 
     async def purge(self, session_id: str) -> None:
-        self._table.purge(require_id(session_id, "session_id"))
+        self._table.purge(session_id)
 
-    async def list_quarantined(self, session_id: str | None = None, limit: int = 100) -> list[QuarantinedEntry]:
-        optional_id(session_id, "session_id")
-        require_limit(limit)
+    async def list_quarantined(self, session_id: str | None, limit: int) -> list[QuarantinedEntry]:
         return []
 
-    async def replay_quarantined(self, quarantine_id: str, raw: Any = None) -> str:
-        require_id(quarantine_id, "quarantine_id")
-        raise SessionInboxError(f"no quarantined entry {quarantine_id!r}")
+    async def find_quarantined(self, quarantine_id: str) -> None:
+        return None
+
+    async def restore(self, quarantine_id: str, message: InboundMessage, encoded: InboundMessage) -> str | None:
+        return None
 
     async def delete_quarantined(self, quarantine_id: str) -> bool:
-        require_id(quarantine_id, "quarantine_id")
         return False
+
+
+class AsyncMemorySessionInbox(AsyncInbox[InboundMessage, InboundMessage, None]):
+    """Entries are kept as objects, so none is ever unreadable: the quarantine stays empty."""
+
+    def __init__(self, storage: MemoryStorage) -> None:
+        super().__init__(AsyncMemoryInboxDriver(storage))

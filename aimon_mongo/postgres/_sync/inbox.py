@@ -1,40 +1,32 @@
 # GENERATED from aimon_mongo/postgres/_async/inbox.py by scripts/gen_sync.py; do not edit.
-"""PostgreSQL inbox (``conversation_inbox``) with a quarantine for unreadable entries.
+"""PostgreSQL inbox driver (``conversation_inbox``) with a quarantine for unreadable entries.
 
-``collect`` removes a batch with one ``DELETE … WHERE id IN (SELECT … ORDER BY priority, id FOR UPDATE
+``take`` removes a batch with one ``DELETE … WHERE id IN (SELECT … ORDER BY priority, id FOR UPDATE
 SKIP LOCKED LIMIT 1024) RETURNING …`` (concurrent collectors never block on, nor return, each other's
-rows), decodes every row *inside* that transaction and moves the unreadable ones to
-``conversation_inbox_quarantine`` before it commits: an entry is either delivered to the caller, or kept
-in quarantine, never lost to a decode failure.
+rows) and moves the entries the service's triage names unreadable to ``conversation_inbox_quarantine``
+*inside* that transaction: an entry is either delivered to the caller, or kept in quarantine, never lost
+to a decode failure. Ids are the row ids as decimal text.
 """
 
 from __future__ import annotations
 
-import json
-import logging
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import JsonValue
+from psycopg import Connection
 
-from aimon_mongo.codec.inbound import from_json_envelope, to_json_envelope
-from aimon_mongo.codec.inbox_entry import decode_json_entry
-from aimon_mongo.errors import InvalidArgumentError, SessionInboxError
-from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, UnreadableEntry
+from aimon_mongo.codec.inbound import to_json_envelope
+from aimon_mongo.codec.inbox_entry import decode_json_entry, replayed_envelope
+from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.sqltext import qualify
-from aimon_mongo.validate import require_id, require_limit, require_message, require_messages
-
-log = logging.getLogger(__name__)
+from aimon_mongo.services._sync.inbox import Inbox, Triage
+from aimon_mongo.services.failures import Failures
 
 COLLECT_LIMIT = 1024
 """Rows one ``collect`` removes at most; a larger backlog drains over later calls."""
 
-_DELIVER = """
-INSERT INTO {inbox} (conversation_id, agent_ref, priority, payload, delivered_at)
-VALUES (%s, %s, %s, %s::jsonb, %s) RETURNING id
-"""
 _DELIVER_MANY = """
 INSERT INTO {inbox} (conversation_id, agent_ref, priority, payload, delivered_at)
 SELECT conversation_id, agent_ref, priority, payload::jsonb, delivered_at
@@ -61,171 +53,137 @@ INSERT INTO {quarantine} (conversation_id, entry_id, priority, raw_payload, erro
 _Q_COLUMNS = "id, conversation_id, entry_id, error, raw_payload, quarantined_at"
 _LIST_Q_ALL = f"SELECT {_Q_COLUMNS} FROM {{quarantine}} ORDER BY id LIMIT %s"
 _LIST_Q_SESSION = f"SELECT {_Q_COLUMNS} FROM {{quarantine}} WHERE conversation_id = %s ORDER BY id LIMIT %s"
-_TAKE_Q = "SELECT raw_payload FROM {quarantine} WHERE id = %s FOR UPDATE"
-_DELETE_Q = "DELETE FROM {quarantine} WHERE id = %s"
+_FIND_Q = "SELECT raw_payload FROM {quarantine} WHERE id = %s"
+_DELETE_Q = "DELETE FROM {quarantine} WHERE id = %s RETURNING id"
 
 _Row = tuple[int, int, str]
+"""A taken or peeked entry: row id, stored priority, envelope text."""
+_EVERY_TIER = 32767
+"""The ceiling of a take of everything: the largest ``smallint``, so rows whose stored priority no tier
+names (a foreign or damaged write) are taken and decoded too instead of keeping ``is_empty`` False for
+ever."""
 
 
-class PostgresSessionInbox:
-    """Cross-node mailbox per session: priority, then insertion order (the row id)."""
+class PostgresInboxDriver:
+    """One statement per primitive; ``take`` and ``restore`` run in one transaction each."""
 
-    batch_limit: int = COLLECT_LIMIT
+    batch_limit: int | None = COLLECT_LIMIT
+    quarantines_in_take = True
+    takes_in_order = True
+    encode = staticmethod(to_json_envelope)
+    decode_replay = staticmethod(replayed_envelope)
 
     def __init__(self, pool: PgPool, schema: str) -> None:
         self._pool = pool
-        self._deliver = qualify(_DELIVER, schema)
-        self._deliver_many = qualify(_DELIVER_MANY, schema)
-        self._collect = qualify(_COLLECT, schema)
-        self._peek = qualify(_PEEK, schema)
-        self._is_empty = qualify(_IS_EMPTY, schema)
-        self._purge = qualify(_PURGE, schema)
-        self._quarantine = qualify(_QUARANTINE, schema)
-        self._list_q_all = qualify(_LIST_Q_ALL, schema)
-        self._list_q_session = qualify(_LIST_Q_SESSION, schema)
-        self._take_q = qualify(_TAKE_Q, schema)
-        self._delete_q = qualify(_DELETE_Q, schema)
+        self.failures: Failures = pool.failures
+        self._deliver_many, self._collect, self._peek = (qualify(q, schema) for q in (_DELIVER_MANY, _COLLECT, _PEEK))
+        self._is_empty, self._purge, self._quarantine = (qualify(q, schema) for q in (_IS_EMPTY, _PURGE, _QUARANTINE))
+        self._list_q_all, self._list_q_session = qualify(_LIST_Q_ALL, schema), qualify(_LIST_Q_SESSION, schema)
+        self._find_q, self._delete_q = qualify(_FIND_Q, schema), qualify(_DELETE_Q, schema)
 
-    def deliver(self, message: InboundMessage) -> str:
-        """Insert the envelope (JSONB); returns the row id as decimal text. ``message.id`` is ignored."""
-        require_message(message)
-        params = _deliver_params(message, to_json_envelope(message))
-        with self._pool.connection(SessionInboxError) as conn:
-            cur = conn.execute(self._deliver, params)
-            row = cur.fetchone()
-        assert row is not None
-        return str(row[0])
+    def decode(self, raw: _Row, session_id: str) -> InboundMessage | UnreadableEntry:
+        return decode_json_entry(str(raw[0]), raw[2], session_id)
 
-    def deliver_many(self, messages: Sequence[InboundMessage]) -> list[str]:
-        """Insert every envelope with one ``INSERT … SELECT FROM unnest(…)`` statement (all or nothing), rows
-        in the order of ``messages``; returns the row ids in that order."""
-        checked = require_messages(messages)
-        if not checked:
-            return []
-        rows = [_deliver_params(message, to_json_envelope(message)) for message in checked]
-        columns = [list(column) for column in zip(*rows, strict=True)]
-        with self._pool.connection(SessionInboxError) as conn:
-            cur = conn.execute(self._deliver_many, columns)
-            ids: list[tuple[int]] = cur.fetchall()
+    def append(self, entries: Sequence[tuple[InboundMessage, str]]) -> list[str]:
+        """One ``INSERT … SELECT FROM unnest(…)`` (all or nothing), rows in the order given."""
+        with self._pool.connection() as conn:
+            return self._append(conn, entries)
+
+    def _append(self, conn: Connection[Any], entries: Sequence[tuple[InboundMessage, str]]) -> list[str]:
+        rows = [[m.session_id, m.agent_ref, m.priority.ordinal, envelope, m.delivered_at] for m, envelope in entries]
+        cur = conn.execute(self._deliver_many, [list(column) for column in zip(*rows, strict=True)])
+        ids: list[tuple[int]] = cur.fetchall()
         # The serial ids are drawn in insertion order (ORDER BY position), so ascending ids are that order.
         return [str(row_id) for (row_id,) in sorted(ids)]
 
-    def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
-        """Remove and return up to :data:`COLLECT_LIMIT` entries with priority ``<= max_priority``."""
-        require_id(session_id, "session_id")
-        ceiling = _priority(max_priority)
-        messages: list[InboundMessage] = []
-        unreadable: list[UnreadableEntry] = []
-        with self._pool.connection(SessionInboxError) as conn, conn.transaction():
-            cur = conn.execute(self._collect, {"sid": session_id, "ceiling": ceiling})
-            rows: list[_Row] = cur.fetchall()
-            rows.sort(key=_order)
-            bad: list[tuple[Any, ...]] = []
-            for row_id, priority, text in rows:
-                decoded = decode_json_entry(str(row_id), text, session_id)
-                if isinstance(decoded, UnreadableEntry):
-                    unreadable.append(decoded)
-                    bad.append((session_id, str(row_id), priority, text, decoded.reason))
-                else:
-                    messages.append(decoded)
-            if bad:
-                with conn.cursor() as qcur:
-                    qcur.executemany(self._quarantine, bad)
-                log.warning("moved %d unreadable inbox entries of session %s to quarantine", len(bad), session_id)
-        return CollectedBatch(messages=tuple(messages), unreadable=tuple(unreadable))
+    def take(self, session_id: str, ceiling: Priority, triage: Triage[_Row]) -> list[_Row]:
+        top = _EVERY_TIER if ceiling is Priority.LATER else ceiling.ordinal
+        with self._pool.connection() as conn, conn.transaction():
+            cur = conn.execute(self._collect, {"sid": session_id, "ceiling": top})
+            rows: list[_Row] = sorted(cur.fetchall(), key=lambda row: (row[1], row[0]))
+            self._keep(conn, session_id, triage(rows))
+        return rows
 
-    def peek(self, session_id: str, limit: int = 64) -> CollectedBatch:
-        """What ``collect`` would return next (up to ``limit`` entries), removing nothing."""
-        require_id(session_id, "session_id")
-        require_limit(limit)
-        with self._pool.connection(SessionInboxError) as conn:
+    def quarantine(self, session_id: str, entries: Sequence[tuple[_Row, UnreadableEntry]]) -> None:
+        with self._pool.connection() as conn:
+            self._keep(conn, session_id, entries)
+
+    def _keep(
+        self, conn: Connection[Any], sid: str, entries: Sequence[tuple[_Row, UnreadableEntry]]
+    ) -> None:
+        if entries:
+            rows = [(sid, str(row_id), priority, text, entry.reason) for (row_id, priority, text), entry in entries]
+            with conn.cursor() as cur:
+                cur.executemany(self._quarantine, rows)
+
+    def peek(self, session_id: str, limit: int) -> list[_Row]:
+        with self._pool.connection() as conn:
             cur = conn.execute(self._peek, [session_id, limit])
-            rows: list[_Row] = cur.fetchall()
-        decoded = [decode_json_entry(str(row_id), text, session_id) for row_id, _, text in rows]
-        return CollectedBatch(
-            messages=tuple(d for d in decoded if isinstance(d, InboundMessage)),
-            unreadable=tuple(d for d in decoded if isinstance(d, UnreadableEntry)),
-        )
+            return cur.fetchall()
 
     def is_empty(self, session_id: str) -> bool:
-        require_id(session_id, "session_id")
-        with self._pool.connection(SessionInboxError) as conn:
+        with self._pool.connection() as conn:
             cur = conn.execute(self._is_empty, [session_id])
             return cur.fetchone() is None
 
     def purge(self, session_id: str) -> None:
-        require_id(session_id, "session_id")
-        with self._pool.connection(SessionInboxError) as conn:
+        with self._pool.connection() as conn:
             conn.execute(self._purge, [session_id])
 
-    def list_quarantined(self, session_id: str | None = None, limit: int = 100) -> list[QuarantinedEntry]:
-        """Quarantined entries, oldest first; ``raw`` is the stored envelope text."""
-        require_limit(limit)
-        with self._pool.connection(SessionInboxError) as conn:
+    def list_quarantined(self, session_id: str | None, limit: int) -> list[QuarantinedEntry]:
+        """``raw`` is the stored envelope text."""
+        with self._pool.connection() as conn:
             if session_id is None:
                 cur = conn.execute(self._list_q_all, [limit])
             else:
-                cur = conn.execute(self._list_q_session, [require_id(session_id, "session_id"), limit])
+                cur = conn.execute(self._list_q_session, [session_id, limit])
             rows = cur.fetchall()
         return [
             QuarantinedEntry(id=str(q_id), session_id=sid, entry_id=entry_id, error=error, raw=raw, quarantined_at=at)
             for q_id, sid, entry_id, error, raw, at in rows
         ]
 
-    def replay_quarantined(self, quarantine_id: str, raw: JsonValue | None = None) -> str:
-        """Deliver the quarantined entry (or its repaired form ``raw``: envelope text or object) again and
-        drop it from quarantine, in one transaction; refuses with :class:`CodecError` (keeping it) when it
-        still cannot be decoded. Returns the new inbox id."""
-        row_id = _quarantine_row_id(quarantine_id)
+    def find_quarantined(self, quarantine_id: str) -> str | None:
+        row_id = _row_id(quarantine_id)
         if row_id is None:
-            raise SessionInboxError(f"no quarantined inbox entry {quarantine_id!r}")
-        with self._pool.connection(SessionInboxError) as conn, conn.transaction():
-            cur = conn.execute(self._take_q, [row_id])
+            return None
+        with self._pool.connection() as conn:
+            cur = conn.execute(self._find_q, [row_id])
             found = cur.fetchone()
-            if found is None:
-                raise SessionInboxError(f"no quarantined inbox entry {quarantine_id!r}")
-            text = found[0] if raw is None else (raw if isinstance(raw, str) else json.dumps(raw))
-            message = from_json_envelope(text)
-            cur = conn.execute(self._deliver, _deliver_params(message, to_json_envelope(message)))
-            inserted = cur.fetchone()
-            conn.execute(self._delete_q, [row_id])
-        assert inserted is not None
-        return str(inserted[0])
+        return None if found is None else str(found[0])
+
+    def restore(self, quarantine_id: str, message: InboundMessage, encoded: str) -> str | None:
+        """Drop the quarantine row and insert the entry in one transaction (two replays deliver it once)."""
+        row_id = _row_id(quarantine_id)
+        with self._pool.connection() as conn, conn.transaction():
+            if row_id is None or not self._delete(conn, row_id):
+                return None
+            (new_id,) = self._append(conn, [(message, encoded)])
+        return new_id
 
     def delete_quarantined(self, quarantine_id: str) -> bool:
-        row_id = _quarantine_row_id(quarantine_id)
+        row_id = _row_id(quarantine_id)
         if row_id is None:
             return False
-        with self._pool.connection(SessionInboxError) as conn:
-            cur = conn.execute(self._delete_q, [row_id])
-            return cur.rowcount > 0
+        with self._pool.connection() as conn:
+            return self._delete(conn, row_id)
+
+    def _delete(self, conn: Connection[Any], row_id: int) -> bool:
+        cur = conn.execute(self._delete_q, [row_id])
+        return cur.fetchone() is not None
 
 
-def _deliver_params(message: InboundMessage, envelope: str) -> list[Any]:
-    return [message.session_id, message.agent_ref, message.priority.ordinal, envelope, message.delivered_at]
+class PostgresSessionInbox(Inbox[str, _Row, str]):
+    """Cross-node mailbox per session: priority, then insertion order (the row id)."""
+
+    def __init__(self, pool: PgPool, schema: str) -> None:
+        super().__init__(PostgresInboxDriver(pool, schema))
 
 
-def _order(row: _Row) -> tuple[int, int]:
-    return row[1], row[0]
-
-
-_EVERY_TIER = 32767
-"""The ceiling of a collect of everything: the largest ``smallint``, so rows whose stored priority no tier
-names (a foreign or damaged write) are taken and decoded too instead of keeping ``is_empty`` False for
-ever."""
-
-
-def _priority(value: object) -> int:
-    if isinstance(value, Priority):
-        return _EVERY_TIER if value is Priority.LATER else value.ordinal
-    raise InvalidArgumentError(f"max_priority must be a Priority, got {type(value).__name__}")
-
-
-def _quarantine_row_id(quarantine_id: object) -> int | None:
+def _row_id(quarantine_id: str) -> int | None:
     """The quarantine row id named by ``quarantine_id``; ``None`` when it cannot name a row (not decimal, or
     beyond ``bigint``), which then reads as "not there"."""
-    text = require_id(quarantine_id, "quarantine_id")
-    if not text.isascii() or not text.isdigit():
+    if not quarantine_id.isascii() or not quarantine_id.isdigit():
         return None
-    value = int(text)
+    value = int(quarantine_id)
     return value if 0 < value < 2**63 else None

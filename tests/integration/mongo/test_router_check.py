@@ -52,14 +52,15 @@ def test_the_old_id_only_deliver_is_reported_as_not_targeted(
     with log.recording() as today:
         bundle.inbox.deliver(message("s-1"))
     assert today.round_trips == 1 and violations(today) == []
-    assert "MongoSessionInbox.deliver" in today.commands[0].origin
+    assert "MongoInboxDriver.append" in today.commands[0].origin
 
-    bundle.inbox._inbox = _IdOnlyUpserts(bundle.inbox._inbox)  # type: ignore[assignment]
+    driver: Any = bundle.inbox.driver
+    driver._inbox = _IdOnlyUpserts(driver._inbox)
     with log.recording() as old:
         bundle.inbox.deliver(message("s-1"))
     [bad] = violations(old)
     assert bad.route is Route.REFUSED and "upsert" in bad.reason
-    assert "MongoSessionInbox.deliver" in str(bad)
+    assert "MongoInboxDriver.append" in str(bad)
 
 
 def test_a_segment_read_without_the_session_id_scatters(traced: tuple[CommandLog, MongoSessionBackends]) -> None:
