@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo._async.ports import AsyncSessionBackends
@@ -30,45 +30,17 @@ class AsyncMemorySessionBackends(AsyncClosingBundle):
         self.node_id = require_id(node_id, "node_id")
         self.storage = storage if storage is not None else MemoryStorage(clock)
         clock = clock or system_clock
-        self._inbox = AsyncMemorySessionInbox(self.storage)
-        self._leases = AsyncMemorySessionLeaseStore(self.storage)
-        self._signals = AsyncMemorySessionSignalBus(self.storage, self.node_id)
-        self._idempotency = AsyncMemoryIdempotencyStore(self.storage)
-        self._tasks = AsyncMemoryBackgroundTaskStore(self.storage, clock)
-        self._records = AsyncMemorySessionRecordStore(self.storage)
-        self._segments = AsyncMemorySessionLogSegmentStore(self.storage)
-
-    @property
-    def inbox(self) -> AsyncMemorySessionInbox:
-        return self._inbox
-
-    @property
-    def leases(self) -> AsyncMemorySessionLeaseStore:
-        return self._leases
-
-    @property
-    def signals(self) -> AsyncMemorySessionSignalBus:
-        return self._signals
-
-    @property
-    def idempotency(self) -> AsyncMemoryIdempotencyStore:
-        return self._idempotency
-
-    @property
-    def tasks(self) -> AsyncMemoryBackgroundTaskStore:
-        return self._tasks
-
-    @property
-    def records(self) -> AsyncMemorySessionRecordStore:
-        return self._records
-
-    @property
-    def segments(self) -> AsyncMemorySessionLogSegmentStore:
-        return self._segments
+        self.inbox: Final = AsyncMemorySessionInbox(self.storage)
+        self.leases: Final = AsyncMemorySessionLeaseStore(self.storage)
+        self.signals: Final = AsyncMemorySessionSignalBus(self.storage, self.node_id)
+        self.idempotency: Final = AsyncMemoryIdempotencyStore(self.storage)
+        self.tasks: Final = AsyncMemoryBackgroundTaskStore(self.storage, clock)
+        self.records: Final = AsyncMemorySessionRecordStore(self.storage)
+        self.segments: Final = AsyncMemorySessionLogSegmentStore(self.storage)
 
     async def close(self) -> None:
         """Drop this node's signal subscriptions (the storage stays)."""
-        await self._signals.close()
+        await self.signals.close()
 
 
 if TYPE_CHECKING:  # the bundle satisfies the contract

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo._sync.ports import SessionBackends
@@ -31,45 +31,17 @@ class MemorySessionBackends(ClosingBundle):
         self.node_id = require_id(node_id, "node_id")
         self.storage = storage if storage is not None else MemoryStorage(clock)
         clock = clock or system_clock
-        self._inbox = MemorySessionInbox(self.storage)
-        self._leases = MemorySessionLeaseStore(self.storage)
-        self._signals = MemorySessionSignalBus(self.storage, self.node_id)
-        self._idempotency = MemoryIdempotencyStore(self.storage)
-        self._tasks = MemoryBackgroundTaskStore(self.storage, clock)
-        self._records = MemorySessionRecordStore(self.storage)
-        self._segments = MemorySessionLogSegmentStore(self.storage)
-
-    @property
-    def inbox(self) -> MemorySessionInbox:
-        return self._inbox
-
-    @property
-    def leases(self) -> MemorySessionLeaseStore:
-        return self._leases
-
-    @property
-    def signals(self) -> MemorySessionSignalBus:
-        return self._signals
-
-    @property
-    def idempotency(self) -> MemoryIdempotencyStore:
-        return self._idempotency
-
-    @property
-    def tasks(self) -> MemoryBackgroundTaskStore:
-        return self._tasks
-
-    @property
-    def records(self) -> MemorySessionRecordStore:
-        return self._records
-
-    @property
-    def segments(self) -> MemorySessionLogSegmentStore:
-        return self._segments
+        self.inbox: Final = MemorySessionInbox(self.storage)
+        self.leases: Final = MemorySessionLeaseStore(self.storage)
+        self.signals: Final = MemorySessionSignalBus(self.storage, self.node_id)
+        self.idempotency: Final = MemoryIdempotencyStore(self.storage)
+        self.tasks: Final = MemoryBackgroundTaskStore(self.storage, clock)
+        self.records: Final = MemorySessionRecordStore(self.storage)
+        self.segments: Final = MemorySessionLogSegmentStore(self.storage)
 
     def close(self) -> None:
         """Drop this node's signal subscriptions (the storage stays)."""
-        self._signals.close()
+        self.signals.close()
 
 
 if TYPE_CHECKING:  # the bundle satisfies the contract

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Final, Self
 
 from pymongo import AsyncMongoClient
 from pymongo.asynchronous.collection import AsyncCollection
@@ -73,15 +73,15 @@ class AsyncMongoSessionBackends(AsyncClosingBundle):
             return durable(database[name], self.durability)
 
         fences = strict(names.fences)
-        self._inbox = AsyncMongoSessionInbox(strict(names.inbox), strict(names.quarantine), clock)
-        self._leases = AsyncMongoSessionLeaseStore(strict(names.locks))
-        self._signals = AsyncMongoSessionSignalBus(
+        self.inbox: Final = AsyncMongoSessionInbox(strict(names.inbox), strict(names.quarantine), clock)
+        self.leases: Final = AsyncMongoSessionLeaseStore(strict(names.locks))
+        self.signals: Final = AsyncMongoSessionSignalBus(
             database[names.signals], self.node_id, mode=signal_mode, poll_interval=signal_poll_interval
         )
-        self._idempotency = AsyncMongoIdempotencyStore(strict(names.idempotency), idempotency_done_ttl)
-        self._tasks = AsyncMongoBackgroundTaskStore(database[names.tasks], clock)
-        self._records = AsyncMongoSessionRecordStore(strict(names.records), fences)
-        self._segments = AsyncMongoSessionLogSegmentStore(strict(names.segments), fences)
+        self.idempotency: Final = AsyncMongoIdempotencyStore(strict(names.idempotency), idempotency_done_ttl)
+        self.tasks: Final = AsyncMongoBackgroundTaskStore(database[names.tasks], clock)
+        self.records: Final = AsyncMongoSessionRecordStore(strict(names.records), fences)
+        self.segments: Final = AsyncMongoSessionLogSegmentStore(strict(names.segments), fences)
 
     @classmethod
     def from_uri(
@@ -103,38 +103,10 @@ class AsyncMongoSessionBackends(AsyncClosingBundle):
         """
         return open_backends(cls, uri, node_id, database, ensure_schema, client_options, options)
 
-    @property
-    def inbox(self) -> AsyncMongoSessionInbox:
-        return self._inbox
-
-    @property
-    def leases(self) -> AsyncMongoSessionLeaseStore:
-        return self._leases
-
-    @property
-    def signals(self) -> AsyncMongoSessionSignalBus:
-        return self._signals
-
-    @property
-    def idempotency(self) -> AsyncMongoIdempotencyStore:
-        return self._idempotency
-
-    @property
-    def tasks(self) -> AsyncMongoBackgroundTaskStore:
-        return self._tasks
-
-    @property
-    def records(self) -> AsyncMongoSessionRecordStore:
-        return self._records
-
-    @property
-    def segments(self) -> AsyncMongoSessionLogSegmentStore:
-        return self._segments
-
     async def close(self) -> None:
         """Stop the signal watcher; close the client only if :meth:`from_uri` opened it (a borrowed one
         stays open: it is the caller's)."""
-        await self._signals.close()
+        await self.signals.close()
         if self._owned_client is not None:
             await self._owned_client.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Final, Self
 
 from pymongo import MongoClient
 from pymongo.synchronous.collection import Collection
@@ -74,15 +74,15 @@ class MongoSessionBackends(ClosingBundle):
             return durable(database[name], self.durability)
 
         fences = strict(names.fences)
-        self._inbox = MongoSessionInbox(strict(names.inbox), strict(names.quarantine), clock)
-        self._leases = MongoSessionLeaseStore(strict(names.locks))
-        self._signals = MongoSessionSignalBus(
+        self.inbox: Final = MongoSessionInbox(strict(names.inbox), strict(names.quarantine), clock)
+        self.leases: Final = MongoSessionLeaseStore(strict(names.locks))
+        self.signals: Final = MongoSessionSignalBus(
             database[names.signals], self.node_id, mode=signal_mode, poll_interval=signal_poll_interval
         )
-        self._idempotency = MongoIdempotencyStore(strict(names.idempotency), idempotency_done_ttl)
-        self._tasks = MongoBackgroundTaskStore(database[names.tasks], clock)
-        self._records = MongoSessionRecordStore(strict(names.records), fences)
-        self._segments = MongoSessionLogSegmentStore(strict(names.segments), fences)
+        self.idempotency: Final = MongoIdempotencyStore(strict(names.idempotency), idempotency_done_ttl)
+        self.tasks: Final = MongoBackgroundTaskStore(database[names.tasks], clock)
+        self.records: Final = MongoSessionRecordStore(strict(names.records), fences)
+        self.segments: Final = MongoSessionLogSegmentStore(strict(names.segments), fences)
 
     @classmethod
     def from_uri(
@@ -104,38 +104,10 @@ class MongoSessionBackends(ClosingBundle):
         """
         return open_backends(cls, uri, node_id, database, ensure_schema, client_options, options)
 
-    @property
-    def inbox(self) -> MongoSessionInbox:
-        return self._inbox
-
-    @property
-    def leases(self) -> MongoSessionLeaseStore:
-        return self._leases
-
-    @property
-    def signals(self) -> MongoSessionSignalBus:
-        return self._signals
-
-    @property
-    def idempotency(self) -> MongoIdempotencyStore:
-        return self._idempotency
-
-    @property
-    def tasks(self) -> MongoBackgroundTaskStore:
-        return self._tasks
-
-    @property
-    def records(self) -> MongoSessionRecordStore:
-        return self._records
-
-    @property
-    def segments(self) -> MongoSessionLogSegmentStore:
-        return self._segments
-
     def close(self) -> None:
         """Stop the signal watcher; close the client only if :meth:`from_uri` opened it (a borrowed one
         stays open: it is the caller's)."""
-        self._signals.close()
+        self.signals.close()
         if self._owned_client is not None:
             self._owned_client.close()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Any
+from typing import Any, Final
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
@@ -97,13 +97,15 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
             pooled=pooled,
             listen_dsn=listen_dsn,
         )
-        self._inbox = AsyncPostgresSessionInbox(self._pool, schema)
-        self._leases = AsyncPostgresSessionLeaseStore(self._pool, schema, synchronous=self.replication_guard != "off")
-        self._signals = AsyncPostgresSessionSignalBus(self._pool, schema, self.node_id)
-        self._idempotency = AsyncPostgresIdempotencyStore(self._pool, schema, self._clock, idempotency_done_ttl)
-        self._tasks = AsyncPostgresBackgroundTaskStore(self._pool, schema, self._clock)
-        self._records = AsyncPostgresSessionRecordStore(self._pool, schema)
-        self._segments = AsyncPostgresSessionLogSegmentStore(self._pool, schema)
+        self.inbox: Final = AsyncPostgresSessionInbox(self._pool, schema)
+        self.leases: Final = AsyncPostgresSessionLeaseStore(
+            self._pool, schema, synchronous=self.replication_guard != "off"
+        )
+        self.signals: Final = AsyncPostgresSessionSignalBus(self._pool, schema, self.node_id)
+        self.idempotency: Final = AsyncPostgresIdempotencyStore(self._pool, schema, self._clock, idempotency_done_ttl)
+        self.tasks: Final = AsyncPostgresBackgroundTaskStore(self._pool, schema, self._clock)
+        self.records: Final = AsyncPostgresSessionRecordStore(self._pool, schema)
+        self.segments: Final = AsyncPostgresSessionLogSegmentStore(self._pool, schema)
 
     @property
     def endpoint(self) -> str:
@@ -137,34 +139,6 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
         else:
             log.warning("%s", message)
 
-    @property
-    def inbox(self) -> AsyncPostgresSessionInbox:
-        return self._inbox
-
-    @property
-    def leases(self) -> AsyncPostgresSessionLeaseStore:
-        return self._leases
-
-    @property
-    def signals(self) -> AsyncPostgresSessionSignalBus:
-        return self._signals
-
-    @property
-    def idempotency(self) -> AsyncPostgresIdempotencyStore:
-        return self._idempotency
-
-    @property
-    def tasks(self) -> AsyncPostgresBackgroundTaskStore:
-        return self._tasks
-
-    @property
-    def records(self) -> AsyncPostgresSessionRecordStore:
-        return self._records
-
-    @property
-    def segments(self) -> AsyncPostgresSessionLogSegmentStore:
-        return self._segments
-
     async def ensure_schema(self) -> list[int]:
         """Apply pending migrations to this bundle's schema; returns the versions applied (see
         :func:`~aimon_mongo.postgres.ensure_schema`)."""
@@ -193,15 +167,15 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
             cur = await conn.execute("SELECT now()")
             row = await cur.fetchone()
         assert row is not None
-        signals = await self._signals.sweep_older_than(row[0] - signals_older_than, batch_size=batch_size)
-        idempotency = await self._idempotency.sweep_expired(batch_size=batch_size)
-        lapsed = await self._leases.sweep_lapsed(locks_lapsed_for, batch_size=batch_size)
-        counters, session_fences = await self._leases.sweep_idle_fences(batch_size=batch_size) if fences else (0, 0)
+        signals = await self.signals.sweep_older_than(row[0] - signals_older_than, batch_size=batch_size)
+        idempotency = await self.idempotency.sweep_expired(batch_size=batch_size)
+        lapsed = await self.leases.sweep_lapsed(locks_lapsed_for, batch_size=batch_size)
+        counters, session_fences = await self.leases.sweep_idle_fences(batch_size=batch_size) if fences else (0, 0)
         return SweepReport(signals, idempotency, lapsed, counters, session_fences)
 
     async def close(self) -> None:
         """Stop the signal listener and close the pool if it is ours. Idempotent."""
-        await self._signals.close()
+        await self.signals.close()
         await self._pool.close()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Any
+from typing import Any, Final
 
 import psycopg
 from psycopg_pool import ConnectionPool
@@ -98,13 +98,15 @@ class PostgresSessionBackends(ClosingBundle):
             pooled=pooled,
             listen_dsn=listen_dsn,
         )
-        self._inbox = PostgresSessionInbox(self._pool, schema)
-        self._leases = PostgresSessionLeaseStore(self._pool, schema, synchronous=self.replication_guard != "off")
-        self._signals = PostgresSessionSignalBus(self._pool, schema, self.node_id)
-        self._idempotency = PostgresIdempotencyStore(self._pool, schema, self._clock, idempotency_done_ttl)
-        self._tasks = PostgresBackgroundTaskStore(self._pool, schema, self._clock)
-        self._records = PostgresSessionRecordStore(self._pool, schema)
-        self._segments = PostgresSessionLogSegmentStore(self._pool, schema)
+        self.inbox: Final = PostgresSessionInbox(self._pool, schema)
+        self.leases: Final = PostgresSessionLeaseStore(
+            self._pool, schema, synchronous=self.replication_guard != "off"
+        )
+        self.signals: Final = PostgresSessionSignalBus(self._pool, schema, self.node_id)
+        self.idempotency: Final = PostgresIdempotencyStore(self._pool, schema, self._clock, idempotency_done_ttl)
+        self.tasks: Final = PostgresBackgroundTaskStore(self._pool, schema, self._clock)
+        self.records: Final = PostgresSessionRecordStore(self._pool, schema)
+        self.segments: Final = PostgresSessionLogSegmentStore(self._pool, schema)
 
     @property
     def endpoint(self) -> str:
@@ -138,34 +140,6 @@ class PostgresSessionBackends(ClosingBundle):
         else:
             log.warning("%s", message)
 
-    @property
-    def inbox(self) -> PostgresSessionInbox:
-        return self._inbox
-
-    @property
-    def leases(self) -> PostgresSessionLeaseStore:
-        return self._leases
-
-    @property
-    def signals(self) -> PostgresSessionSignalBus:
-        return self._signals
-
-    @property
-    def idempotency(self) -> PostgresIdempotencyStore:
-        return self._idempotency
-
-    @property
-    def tasks(self) -> PostgresBackgroundTaskStore:
-        return self._tasks
-
-    @property
-    def records(self) -> PostgresSessionRecordStore:
-        return self._records
-
-    @property
-    def segments(self) -> PostgresSessionLogSegmentStore:
-        return self._segments
-
     def ensure_schema(self) -> list[int]:
         """Apply pending migrations to this bundle's schema; returns the versions applied (see
         :func:`~aimon_mongo.postgres.ensure_schema`)."""
@@ -194,15 +168,15 @@ class PostgresSessionBackends(ClosingBundle):
             cur = conn.execute("SELECT now()")
             row = cur.fetchone()
         assert row is not None
-        signals = self._signals.sweep_older_than(row[0] - signals_older_than, batch_size=batch_size)
-        idempotency = self._idempotency.sweep_expired(batch_size=batch_size)
-        lapsed = self._leases.sweep_lapsed(locks_lapsed_for, batch_size=batch_size)
-        counters, session_fences = self._leases.sweep_idle_fences(batch_size=batch_size) if fences else (0, 0)
+        signals = self.signals.sweep_older_than(row[0] - signals_older_than, batch_size=batch_size)
+        idempotency = self.idempotency.sweep_expired(batch_size=batch_size)
+        lapsed = self.leases.sweep_lapsed(locks_lapsed_for, batch_size=batch_size)
+        counters, session_fences = self.leases.sweep_idle_fences(batch_size=batch_size) if fences else (0, 0)
         return SweepReport(signals, idempotency, lapsed, counters, session_fences)
 
     def close(self) -> None:
         """Stop the signal listener and close the pool if it is ours. Idempotent."""
-        self._signals.close()
+        self.signals.close()
         self._pool.close()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Final
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -77,42 +78,14 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
         self.keys = keys
         io = AsyncRedisIO(self._client)
         self._io = io
-        self._inbox = AsyncRedisSessionInbox(io, keys, collect_limit)
-        self._leases = AsyncRedisSessionLeaseStore(io, keys)
-        self._signals = AsyncRedisSessionSignalBus(self._client, io, keys, self.node_id)
-        self._idempotency = AsyncRedisIdempotencyStore(io, keys, now, done_ttl)
-        self._tasks = AsyncRedisBackgroundTaskStore(io, keys, now)
-        self._records = AsyncRedisSessionRecordStore(io, keys, now)
-        self._segments = AsyncRedisSessionLogSegmentStore(io, keys)
+        self.inbox: Final = AsyncRedisSessionInbox(io, keys, collect_limit)
+        self.leases: Final = AsyncRedisSessionLeaseStore(io, keys)
+        self.signals: Final = AsyncRedisSessionSignalBus(self._client, io, keys, self.node_id)
+        self.idempotency: Final = AsyncRedisIdempotencyStore(io, keys, now, done_ttl)
+        self.tasks: Final = AsyncRedisBackgroundTaskStore(io, keys, now)
+        self.records: Final = AsyncRedisSessionRecordStore(io, keys, now)
+        self.segments: Final = AsyncRedisSessionLogSegmentStore(io, keys)
         self._closed = False
-
-    @property
-    def inbox(self) -> AsyncRedisSessionInbox:
-        return self._inbox
-
-    @property
-    def leases(self) -> AsyncRedisSessionLeaseStore:
-        return self._leases
-
-    @property
-    def signals(self) -> AsyncRedisSessionSignalBus:
-        return self._signals
-
-    @property
-    def idempotency(self) -> AsyncRedisIdempotencyStore:
-        return self._idempotency
-
-    @property
-    def tasks(self) -> AsyncRedisBackgroundTaskStore:
-        return self._tasks
-
-    @property
-    def records(self) -> AsyncRedisSessionRecordStore:
-        return self._records
-
-    @property
-    def segments(self) -> AsyncRedisSessionLogSegmentStore:
-        return self._segments
 
     async def ping(self) -> None:
         """Raise :class:`~aimon_mongo.errors.BackendUnavailable` naming ``host:port`` unless Redis answers."""
@@ -124,6 +97,6 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
         if self._closed:
             return
         self._closed = True
-        await self._signals.close()
+        await self.signals.close()
         if self._owns_client:
             await self._client.aclose()

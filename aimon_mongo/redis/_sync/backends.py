@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Final
 
 from redis import Redis
 from redis.cluster import RedisCluster
@@ -78,42 +79,14 @@ class RedisSessionBackends(ClosingBundle):
         self.keys = keys
         io = RedisIO(self._client)
         self._io = io
-        self._inbox = RedisSessionInbox(io, keys, collect_limit)
-        self._leases = RedisSessionLeaseStore(io, keys)
-        self._signals = RedisSessionSignalBus(self._client, io, keys, self.node_id)
-        self._idempotency = RedisIdempotencyStore(io, keys, now, done_ttl)
-        self._tasks = RedisBackgroundTaskStore(io, keys, now)
-        self._records = RedisSessionRecordStore(io, keys, now)
-        self._segments = RedisSessionLogSegmentStore(io, keys)
+        self.inbox: Final = RedisSessionInbox(io, keys, collect_limit)
+        self.leases: Final = RedisSessionLeaseStore(io, keys)
+        self.signals: Final = RedisSessionSignalBus(self._client, io, keys, self.node_id)
+        self.idempotency: Final = RedisIdempotencyStore(io, keys, now, done_ttl)
+        self.tasks: Final = RedisBackgroundTaskStore(io, keys, now)
+        self.records: Final = RedisSessionRecordStore(io, keys, now)
+        self.segments: Final = RedisSessionLogSegmentStore(io, keys)
         self._closed = False
-
-    @property
-    def inbox(self) -> RedisSessionInbox:
-        return self._inbox
-
-    @property
-    def leases(self) -> RedisSessionLeaseStore:
-        return self._leases
-
-    @property
-    def signals(self) -> RedisSessionSignalBus:
-        return self._signals
-
-    @property
-    def idempotency(self) -> RedisIdempotencyStore:
-        return self._idempotency
-
-    @property
-    def tasks(self) -> RedisBackgroundTaskStore:
-        return self._tasks
-
-    @property
-    def records(self) -> RedisSessionRecordStore:
-        return self._records
-
-    @property
-    def segments(self) -> RedisSessionLogSegmentStore:
-        return self._segments
 
     def ping(self) -> None:
         """Raise :class:`~aimon_mongo.errors.BackendUnavailable` naming ``host:port`` unless Redis answers."""
@@ -125,6 +98,6 @@ class RedisSessionBackends(ClosingBundle):
         if self._closed:
             return
         self._closed = True
-        self._signals.close()
+        self.signals.close()
         if self._owns_client:
             self._client.close()
