@@ -19,6 +19,9 @@ both sides on a pool of one autocommit connection:
   the same INSERT with ``json.dumps`` of a ready-made envelope dict, the same DELETE in a transaction and
   ``json.loads`` of every returned payload — the least a raw caller must do.
 * **lease acquire+release**: ``try_acquire`` + ``release`` against the same two statements run raw.
+* **deliver_many x64 + collect, 1 ms** (sync), through the test TCP proxy with 1 ms added each way, where
+  round trips are what costs: ours ``deliver_many`` of 64 messages (one statement) and ``collect`` (one
+  transaction); raw the naive per-message loop, 64 INSERTs and 64 single-row ``DELETE … LIMIT 1`` takes.
 
 Each round runs one chunk on each side, the order rotating, so load from other processes hits both alike.
 Printed per case: operations/s of each side (medians over rounds), the per-round ratio ours / raw, min /
@@ -35,13 +38,14 @@ import sys
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import psycopg
 from _timing import Report, Result, Sample, cpu_note, main, rounds  # benchmarks/_timing.py (run as a script)
 from codec import text_message  # benchmarks/codec.py
 from psycopg import sql
-from psycopg.conninfo import make_conninfo
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from aimon_mongo.codec.inbound import to_json_envelope
@@ -51,11 +55,27 @@ from aimon_mongo.postgres._async.inbox import _COLLECT, _DELIVER
 from aimon_mongo.postgres._async.leases import _ACQUIRE, _RELEASE
 from aimon_mongo.postgres.sqltext import qualify
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' TCP proxy
+from tests.fixtures.tcp_proxy import TcpProxy
+
 DEFAULT_DSN = "postgresql://postgres@127.0.0.1:5432/postgres"
+MANY = 64
+"""Messages per round of the ``, 1 ms`` case."""
+LATENCY = 0.001
+"""Seconds the TCP proxy adds each way in the ``, 1 ms`` case."""
+LATENCY_CASE = f"sync deliver_many x{MANY} + collect, 1 ms"
+_TAKE_ONE = """
+DELETE FROM {inbox} WHERE id = (
+    SELECT id FROM {inbox} WHERE conversation_id = %s ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1
+) RETURNING id, priority, payload::text
+"""
 TTL = timedelta(seconds=30)
 TITLE = "PostgreSQL session"
 OPERATIONS = {"inbox": "deliver+collect", "lease": "lease acquire+release"}
-CASES = tuple(f"{flavour} {operation}" for flavour in ("sync", "async") for operation in OPERATIONS.values())
+CASES = (
+    *(f"{flavour} {operation}" for flavour in ("sync", "async") for operation in OPERATIONS.values()),
+    LATENCY_CASE,
+)
 
 
 def message(session_id: str) -> InboundMessage:
@@ -207,6 +227,46 @@ def run_async(runner: asyncio.Runner, dsn: str, schema: str, chunk: int, repeats
         runner.run(pool.close())
 
 
+def run_latency(dsn: str, schema: str, repeats: int) -> Result:
+    """The ``, 1 ms`` case: both sides reach the server through a TCP proxy adding :data:`LATENCY` each way."""
+    params = conninfo_to_dict(dsn)
+    proxy = TcpProxy(str(params.get("host") or "127.0.0.1"), int(params.get("port") or 5432), delay=LATENCY)
+    slow = make_conninfo(dsn, host="127.0.0.1", port=str(proxy.port))
+    ours = PostgresSessionBackends(
+        slow, "bench-ours", schema=schema, pool_min_size=1, pool_max_size=1, replication_guard="off"
+    )
+    pool = ConnectionPool(slow, min_size=1, max_size=1, kwargs={"autocommit": True}, open=True)
+    raw = Raw(schema)
+    take_one = qualify(_TAKE_ONE, schema)
+
+    def ours_many() -> float:
+        session = uuid.uuid4().hex
+        ours.inbox.deliver_many([message(session) for _ in range(MANY)])
+        assert len(ours.inbox.collect(session).messages) == MANY
+        return 1
+
+    def raw_loop() -> float:
+        session = uuid.uuid4().hex
+        for _ in range(MANY):
+            with pool.connection() as conn:
+                conn.execute(raw.deliver, raw.deliver_params(session)).fetchone()
+        taken = 0
+        for _ in range(MANY):
+            with pool.connection() as conn:
+                taken += len([json.loads(row[2]) for row in conn.execute(take_one, [session]).fetchall()])
+        assert taken == MANY
+        return 1
+
+    try:
+        samples = rounds({"ours": ours_many, "raw": raw_loop}, max(3, repeats // 4))
+    finally:
+        ours.close()
+        pool.close()
+        proxy.close()
+    ours_side, raw_side = samples["ours"], samples["raw"]
+    return Result.timed(TITLE, LATENCY_CASE, ours_side, raw_side, note=cpu_note(ours_side, raw_side))
+
+
 def blocking(runner: asyncio.Runner, fn: Callable[[], Awaitable[float]]) -> Callable[[], float]:
     return lambda: runner.run(fn())  # type: ignore[arg-type]
 
@@ -228,6 +288,7 @@ def measure(args: argparse.Namespace) -> Report:
         found = run_sync(dsn, schema, chunk, args.repeats)
         with asyncio.Runner() as runner:
             found += run_async(runner, dsn, schema, chunk, args.repeats)
+        found.append(run_latency(dsn, schema, args.repeats))
         with psycopg.connect(dsn) as conn:
             settings = conn.execute("SELECT version(), current_setting('synchronous_commit')").fetchone()
     finally:
@@ -237,7 +298,8 @@ def measure(args: argparse.Namespace) -> Report:
     return Report(found, {
         "PostgreSQL server": f"{settings[0].split(' on ')[0]} at {base_dsn.split('@')[-1]}, "
                              f"synchronous_commit={settings[1]}",
-        "PostgreSQL sizes": f"{chunk} operations per round and side, a pool of one connection per side",
+        "PostgreSQL sizes": f"{chunk} operations per round and side, a pool of one connection per side; "
+                            f"deliver_many x{MANY} + collect once per round through the proxy (1 ms each way)",
     })  # fmt: skip
 
 

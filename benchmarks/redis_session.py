@@ -14,6 +14,9 @@ Against the Redis server at ``REDIS_URL`` (default ``redis://127.0.0.1:6379/0``)
   raw PyMongo encodes BSON); *raw bytes* sends a pre-encoded envelope and parses nothing (a floor: it
   measures the wire alone). Ours adds the shared codec (typed model, validation, the degrade rule).
 * **lease acquire+release**: ``try_acquire`` then ``release``. Raw: ``EVALSHA`` of the same two scripts.
+* **deliver_many x64 + collect, 1 ms** (sync), through the test TCP proxy with 1 ms added each way, where
+  round trips are what costs: ours ``deliver_many`` of 64 messages (one pipeline) and ``collect`` (one
+  script); raw the naive per-message loop, 64 ``XADD`` and 64 runs of the collect script taking one entry.
 
 Rounds are interleaved (the order rotating), so load from other processes hits all sides alike. Printed:
 operations/s (wall clock, medians over rounds), the per-round ratio ours / raw, min / median / max (higher
@@ -31,6 +34,8 @@ import sys
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 import redis.asyncio
@@ -42,7 +47,14 @@ from aimon_mongo.model import InboundMessage, Priority
 from aimon_mongo.redis import AsyncRedisSessionBackends, RedisKeyPrefixes, RedisKeys, RedisSessionBackends
 from aimon_mongo.redis.lua_scripts import script
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' TCP proxy
+from tests.fixtures.tcp_proxy import TcpProxy
+
 BATCH = 10
+MANY = 64
+"""Messages per round of the ``, 1 ms`` case."""
+LATENCY = 0.001
+"""Seconds the TCP proxy adds each way in the ``, 1 ms`` case."""
 TTL = timedelta(seconds=30)
 
 
@@ -163,6 +175,41 @@ async def async_cases(
     return cases, close
 
 
+def latency_cases(url: str, prefixes: RedisKeyPrefixes) -> tuple[dict[str, Callable[[], None]], Callable[[], None]]:
+    """The ``, 1 ms`` case: both sides talk to Redis through a TCP proxy adding :data:`LATENCY` each way."""
+    where = urlsplit(url)
+    proxy = TcpProxy(where.hostname or "127.0.0.1", where.port or 6379, delay=LATENCY)
+    slow = urlunsplit(where._replace(netloc=f"127.0.0.1:{proxy.port}"))
+    keys = RedisKeys(prefixes)
+    ours = RedisSessionBackends(slow, "bench-node", prefixes)
+    raw = redis.Redis.from_url(slow)
+    batch = [message("lbench-ours") for _ in range(MANY)]
+    document = json.loads(to_json_envelope(message("lbench-raw")))
+    raw_stream = keys.inbox_stream("lbench-raw", Priority.NEXT)
+    raw_streams = keys.inbox_streams("lbench-raw")
+    collect_sha = raw.script_load(script("inbox_collect").text)
+
+    def ours_many() -> None:
+        ours.inbox.deliver_many(batch)
+        assert len(ours.inbox.collect("lbench-ours").messages) == MANY
+
+    def raw_loop() -> None:
+        for _ in range(MANY):
+            raw.xadd(raw_stream, {"p": json.dumps(document, separators=(",", ":"), ensure_ascii=False)})
+        taken = 0
+        for _ in range(MANY):
+            tiers = raw.evalsha(collect_sha, len(raw_streams), *raw_streams, 1)
+            taken += len([json.loads(fields[1]) for tier in tiers for _id, fields in tier])
+        assert taken == MANY
+
+    def close() -> None:
+        ours.close()
+        raw.close()
+        proxy.close()
+
+    return {"many/ours": ours_many, "many/raw": raw_loop}, close
+
+
 def cleanup(url: str, root: str) -> None:
     client = redis.Redis.from_url(url)
     try:
@@ -178,8 +225,9 @@ ROWS = (
     (f"deliver x{BATCH} + collect, vs raw bytes (no JSON)", "inbox/raw bytes", None),
     ("lease acquire + release", "lease/raw", 0.90),
 )
+LATENCY_ROW = f"sync deliver_many x{MANY} + collect, 1 ms"
 TITLE = "Redis session"
-CASES = tuple(f"{flavour} {label}" for flavour in ("sync", "async") for label, _, _ in ROWS)
+CASES = (*(f"{flavour} {label}" for flavour in ("sync", "async") for label, _, _ in ROWS), LATENCY_ROW)
 
 
 def results(flavour: str, samples: dict[str, list[Sample]]) -> list[Result]:
@@ -216,12 +264,20 @@ def measure(args: argparse.Namespace) -> Report:
                 found += results("async", rounds(sides, args.repeats))
             finally:
                 runner.run(aclose())
+        lcases, lclose = latency_cases(url, prefixes)
+        try:
+            samples = rounds({name: times(fn, 1) for name, fn in lcases.items()}, max(3, args.repeats // 4))
+            ours, raw = samples["many/ours"], samples["many/raw"]
+            found.append(Result.timed(TITLE, LATENCY_ROW, ours, raw, note=cpu_note(ours, raw)))
+        finally:
+            lclose()
     finally:
         cleanup(url, root)
     return Report(found, {
         "Redis server": f"Redis {info.get('redis_version')} at {url.rsplit('@', 1)[-1]}",
         "Redis sizes": f"{ops} inbox operations (deliver x{BATCH} + collect) and {count('lease', ops)} lease "
-                       "operations per round, one client per side",
+                       "operations per round, one client per side; "
+                       f"deliver_many x{MANY} + collect once per round through the proxy (1 ms each way)",
     })  # fmt: skip
 
 
