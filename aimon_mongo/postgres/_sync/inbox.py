@@ -27,6 +27,10 @@ from aimon_mongo.services.failures import Failures
 COLLECT_LIMIT = 1024
 """Rows one ``collect`` removes at most; a larger backlog drains over later calls."""
 
+_DELIVER = """
+INSERT INTO {inbox} (conversation_id, agent_ref, priority, payload, delivered_at)
+VALUES (%s, %s, %s, %s::jsonb, %s) RETURNING id
+"""
 _DELIVER_MANY = """
 INSERT INTO {inbox} (conversation_id, agent_ref, priority, payload, delivered_at)
 SELECT conversation_id, agent_ref, priority, payload::jsonb, delivered_at
@@ -76,7 +80,8 @@ class PostgresInboxDriver:
     def __init__(self, pool: PgPool, schema: str) -> None:
         self._pool = pool
         self.failures: Failures = pool.failures
-        self._deliver_many, self._collect, self._peek = (qualify(q, schema) for q in (_DELIVER_MANY, _COLLECT, _PEEK))
+        self._deliver, self._deliver_many = qualify(_DELIVER, schema), qualify(_DELIVER_MANY, schema)
+        self._collect, self._peek = qualify(_COLLECT, schema), qualify(_PEEK, schema)
         self._is_empty, self._purge, self._quarantine = (qualify(q, schema) for q in (_IS_EMPTY, _PURGE, _QUARANTINE))
         self._list_q_all, self._list_q_session = qualify(_LIST_Q_ALL, schema), qualify(_LIST_Q_SESSION, schema)
         self._find_q, self._delete_q = qualify(_FIND_Q, schema), qualify(_DELETE_Q, schema)
@@ -85,12 +90,16 @@ class PostgresInboxDriver:
         return decode_json_entry(str(raw[0]), raw[2], session_id)
 
     def append(self, entries: Sequence[tuple[InboundMessage, str]]) -> list[str]:
-        """One ``INSERT … SELECT FROM unnest(…)`` (all or nothing), rows in the order given."""
+        """One statement (all or nothing), rows in the order given: ``INSERT … VALUES`` for one entry (the
+        cheaper plan, prepared once per connection), ``INSERT … SELECT FROM unnest(…)`` for several."""
         with self._pool.connection() as conn:
             return self._append(conn, entries)
 
     def _append(self, conn: Connection[Any], entries: Sequence[tuple[InboundMessage, str]]) -> list[str]:
         rows = [[m.session_id, m.agent_ref, m.priority.ordinal, envelope, m.delivered_at] for m, envelope in entries]
+        if len(rows) == 1:
+            cur = conn.execute(self._deliver, rows[0])
+            return [str(row_id) for (row_id,) in cur.fetchall()]
         cur = conn.execute(self._deliver_many, [list(column) for column in zip(*rows, strict=True)])
         ids: list[tuple[int]] = cur.fetchall()
         # The serial ids are drawn in insertion order (ORDER BY position), so ascending ids are that order.
