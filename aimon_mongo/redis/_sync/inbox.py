@@ -97,7 +97,12 @@ class RedisInboxDriver:
         return decode_json_entry(entry_id, fields[n.REDIS_STREAM_FIELD], session_id)
 
     def append(self, entries: Sequence[tuple[InboundMessage, str]]) -> list[str]:
-        """One ``XADD`` per entry to its tier stream, in one pipeline."""
+        """One ``XADD`` per entry to its tier stream: a plain call for one entry (a pipeline costs the
+        client more than the call itself), one pipeline for several."""
+        if len(entries) == 1:
+            message, envelope = entries[0]
+            stream = self._keys.inbox_stream(message.session_id, message.priority)
+            return [text(self._io.call("XADD", stream, "*", n.REDIS_STREAM_FIELD, envelope), "stream entry id")]
         pipe = self._io.pipeline()
         for message, envelope in entries:
             stream = self._keys.inbox_stream(message.session_id, message.priority)
