@@ -8,13 +8,13 @@ text, which names objects and constraints but never parameter values.
 
 from __future__ import annotations
 
-from types import TracebackType
 from typing import Any
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable
+from aimon_mongo.services.failures import Translator
 
 # SQLSTATE classes/codes that mean "the server is not there for us": connection exceptions (08...),
 # operator intervention (admin/crash shutdown, cannot connect now), and too many connections.
@@ -50,31 +50,22 @@ def translate(exc: psycopg.Error, family: type[AimonStorageError], where: str) -
     return family(f"PostgreSQL at {where} failed: {reason}")
 
 
-class translated:
+class translated(Translator):
     """Run a block of PostgreSQL calls, re-raising psycopg failures as ``family`` / ``BackendUnavailable``
     (the translator a service wraps around each driver call; see :mod:`aimon_mongo.services`). ``action``
-    names the operation (ids, never values). Errors of our own families pass through unchanged. A plain
-    class rather than ``@contextmanager``: it wraps every store call."""
+    names the operation (ids, never values)."""
 
-    __slots__ = ("_action", "_endpoint", "_family")
+    __slots__ = ()
 
-    def __init__(self, family: type[AimonStorageError], endpoint: str, action: str) -> None:
-        self._family = family
-        self._endpoint = endpoint
-        self._action = action
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        if exc is None or not isinstance(exc, psycopg.Error):
-            return  # nothing to translate; never swallows
+    def translate(self, exc: BaseException) -> None:
+        if not isinstance(exc, psycopg.Error):
+            return  # not psycopg's: it propagates unchanged
         reason = _reason(exc)
         if is_unavailable(exc):
             raise BackendUnavailable(
-                f"PostgreSQL at {self._endpoint} is not reachable ({self._action}): {reason}"
+                f"PostgreSQL at {self.endpoint} is not reachable ({self.action}): {reason}"
             ) from exc
-        raise self._family(f"PostgreSQL {self._action} failed at {self._endpoint}: {reason}") from exc
+        raise self.family(f"PostgreSQL {self.action} failed at {self.endpoint}: {reason}") from exc
 
 
 def _reason(exc: psycopg.Error) -> str:

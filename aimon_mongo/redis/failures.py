@@ -8,12 +8,12 @@ the operation, never a stored payload.
 from __future__ import annotations
 
 import logging
-from types import TracebackType
 from typing import Any
 
 from redis import exceptions as rx
 
-from aimon_mongo.errors import AimonStorageError, BackendUnavailable
+from aimon_mongo.errors import BackendUnavailable
+from aimon_mongo.services.failures import Translator
 from aimon_mongo.services.fencing import Stale
 
 log = logging.getLogger(__name__)
@@ -55,32 +55,18 @@ def warn_if_retrying(client: Any) -> None:
         )
 
 
-class translated:
-    """Run a block of Redis calls, re-raising its failures as ``family`` / ``BackendUnavailable``.
+class translated(Translator):
+    """Run a block of Redis calls, re-raising its failures as ``family`` / ``BackendUnavailable``."""
 
-    A plain class rather than a generator-based context manager: it wraps every store call, and this
-    form costs a fraction of ``@contextmanager``'s.
-    """
+    __slots__ = ()
 
-    __slots__ = ("_action", "_endpoint", "_family")
-
-    def __init__(self, family: type[AimonStorageError], endpoint: str, action: str) -> None:
-        self._family = family
-        self._endpoint = endpoint
-        self._action = action
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        if exc is None or isinstance(exc, AimonStorageError):
-            return
+    def translate(self, exc: BaseException) -> None:
         if isinstance(exc, rx.ConnectionError | rx.TimeoutError | ConnectionError | TimeoutError):
             raise BackendUnavailable(
-                f"Redis at {self._endpoint} is not reachable ({self._action}): {_brief(exc)}"
+                f"Redis at {self.endpoint} is not reachable ({self.action}): {_brief(exc)}"
             ) from exc
         if isinstance(exc, rx.RedisError):
-            raise self._family(f"Redis {self._action} failed: {_brief(exc)}") from exc
+            raise self.family(f"Redis {self.action} failed: {_brief(exc)}") from exc
 
 
 def stale_fence(exc: BaseException) -> Stale | None:

@@ -121,7 +121,7 @@ class AsyncPgPool:
     def failures(self, family: type[AimonStorageError], action: str) -> translated:
         """The translator a service wraps around a driver call (:mod:`aimon_mongo.services`): psycopg
         failures inside the block become ``family`` or :class:`BackendUnavailable` naming ``action``."""
-        return translated(family, self.endpoint, action)
+        return translated(family, action, self.endpoint)
 
     @asynccontextmanager
     async def connection(

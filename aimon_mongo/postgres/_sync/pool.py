@@ -122,7 +122,7 @@ class PgPool:
     def failures(self, family: type[AimonStorageError], action: str) -> translated:
         """The translator a service wraps around a driver call (:mod:`aimon_mongo.services`): psycopg
         failures inside the block become ``family`` or :class:`BackendUnavailable` naming ``action``."""
-        return translated(family, self.endpoint, action)
+        return translated(family, action, self.endpoint)
 
     @contextmanager
     def connection(

@@ -84,7 +84,7 @@ class AsyncRedisIO:
 
     def guard(self, family: type[AimonStorageError], action: str) -> AbstractContextManager[None]:
         """Context translating failures of the enclosed calls into ``family`` / ``BackendUnavailable``."""
-        return translated(family, self.endpoint, action)
+        return translated(family, action, self.endpoint)
 
     async def call(self, *args: Arg) -> Any:
         """One command; the reply undecoded (bytes)."""
