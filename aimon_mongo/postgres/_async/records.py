@@ -1,4 +1,4 @@
-"""PostgreSQL session-record store (``session_record``; async source, the sync twin is generated): partial,
+"""PostgreSQL session-record store (``session_record``) (async source; the sync twin is generated): partial,
 atomic, fenced writes, each one statement (:mod:`aimon_mongo.postgres.fencing`)."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""PostgreSQL session-log segment store (``session_log_segment``, V2; async source, the sync twin is
-generated): immutable rows, fenced writes (:mod:`aimon_mongo.postgres.fencing`)."""
+"""PostgreSQL session-log segment store (async source; the sync twin is generated).
+
+``session_log_segment`` (V2): immutable rows, fenced writes (:mod:`aimon_mongo.postgres.fencing`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 # GENERATED from aimon_mongo/postgres/_async/records.py by scripts/gen_sync.py; do not edit.
-"""PostgreSQL session-record store (``session_record``; sync source, the sync twin is generated): partial,
+"""PostgreSQL session-record store (``session_record``) (generated from the ``_async`` source): partial,
 atomic, fenced writes, each one statement (:mod:`aimon_mongo.postgres.fencing`)."""
 
 from __future__ import annotations

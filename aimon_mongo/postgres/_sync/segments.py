@@ -1,6 +1,7 @@
 # GENERATED from aimon_mongo/postgres/_async/segments.py by scripts/gen_sync.py; do not edit.
-"""PostgreSQL session-log segment store (``session_log_segment``, V2; sync source, the sync twin is
-generated): immutable rows, fenced writes (:mod:`aimon_mongo.postgres.fencing`)."""
+"""PostgreSQL session-log segment store (generated from the ``_async`` source).
+
+``session_log_segment`` (V2): immutable rows, fenced writes (:mod:`aimon_mongo.postgres.fencing`)."""
 
 from __future__ import annotations
 
