@@ -16,9 +16,10 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from aimon_mongo.errors import CodecError, IdempotencyStoreError
+from aimon_mongo.errors import IdempotencyStoreError
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, PutOutcome, PutResult, TurnResult
 from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.readable import readable
 from aimon_mongo.validate import (
     require_aware,
     require_holder,
@@ -162,16 +163,13 @@ class AsyncIdempotency:
         require_limit(limit)
         with self._driver.failures(IdempotencyStoreError, "find_stale_in_flight of idempotency entries"):
             candidates = await self._driver.stale_candidates(cutoff, limit)
-        stale: list[IdempotencyEntry] = []
-        for key, raw in candidates:
-            try:
-                entry = self._driver.decode(raw)
-            except CodecError as exc:
-                log.warning("unreadable idempotency entry %r skipped: %s", key, exc)
-                continue
-            held = entry.status is IdempotencyStatus.IN_FLIGHT and entry.holder_id is not None
-            if held and entry.last_touched_at < cutoff:
-                stale.append(entry)
+        stale = [
+            entry
+            for entry in readable(candidates, self._driver.decode, "idempotency entry", log)
+            if entry.status is IdempotencyStatus.IN_FLIGHT
+            and entry.holder_id is not None
+            and entry.last_touched_at < cutoff
+        ]
         stale.sort(key=lambda e: e.last_touched_at)
         return stale[:limit]
 

@@ -17,9 +17,10 @@ from datetime import datetime
 from typing import Generic, Protocol, TypeVar
 
 from aimon_mongo.clock import Clock
-from aimon_mongo.errors import BackgroundTaskStoreError, CodecError
+from aimon_mongo.errors import BackgroundTaskStoreError
 from aimon_mongo.model import TERMINAL_STATES, BackgroundTask, Principal, TaskQuery, TaskState
 from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.readable import readable
 from aimon_mongo.services.task_change import LostRace, TaskChange
 from aimon_mongo.validate import require_aware, require_id, require_instance
 
@@ -114,16 +115,7 @@ class AsyncTaskStore(Generic[Raw]):
         query = TaskQuery() if query is None else _checked(query)
         with self._driver.failures(BackgroundTaskStoreError, "list of tasks"):
             found = await self._driver.list(query)
-        tasks: list[BackgroundTask] = []
-        for task_id, raw in found:
-            try:
-                task = self._driver.decode(raw)
-            except CodecError as exc:
-                log.warning("skipping unreadable background task %s: %s", task_id, exc)
-                continue
-            if query.matches(task):
-                tasks.append(task)
-        return tasks
+        return [task for task in readable(found, self._driver.decode, "background task", log) if query.matches(task)]
 
     async def _change(self, task_id: str, change: TaskChange, what: str) -> BackgroundTask | None:
         for _ in range(CHANGE_ATTEMPTS):
