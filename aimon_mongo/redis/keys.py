@@ -39,11 +39,13 @@ layout may not contain ``{`` or ``}``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from aimon_mongo import names as n
 from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.model.priority import Priority
+from aimon_mongo.name_set import NameSet
 from aimon_mongo.validate import require_id
 
 _GLOB_SPECIAL = re.compile(r"([\\*?\[\]])")
@@ -55,13 +57,17 @@ def glob_escape(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class RedisKeyPrefixes:
+class RedisKeyPrefixes(NameSet):
     """The configurable prefixes; the defaults are the frozen literals every build shares.
 
     ``lock`` is the lease store's prefix and ``signals`` the signal bus's (both ``aimon:conv`` by
     default, as two separate settings in the reference). ``segments`` and ``fences`` may not contain
-    ``{`` or ``}`` (their keys carry a hash tag).
+    ``{`` or ``}`` (their keys carry a hash tag). :meth:`~aimon_mongo.name_set.NameSet.of` takes a partial
+    mapping of role → prefix.
     """
+
+    what: ClassVar[str] = "key prefix"
+    argument: ClassVar[str] = "key_prefixes"
 
     inbox: str = n.REDIS_INBOX_PREFIX
     lock: str = n.REDIS_CONV_PREFIX
@@ -72,19 +78,15 @@ class RedisKeyPrefixes:
     segments: str = n.REDIS_SEGMENT_PREFIX
     fences: str = n.REDIS_SESSION_FENCE_PREFIX
 
-    def __post_init__(self) -> None:
-        for spec in fields(self):
-            value = getattr(self, spec.name)
-            require_id(value, f"key_prefixes.{spec.name}")
-        for name in ("segments", "fences"):
-            value = getattr(self, name)
-            if "{" in value or "}" in value:
-                raise InvalidArgumentError(f"key_prefixes.{name} must not contain '{{' or '}}', got {value!r}")
+    def check(self, role: str, value: str) -> None:
+        require_id(value, f"key_prefixes.{role}")
+        if role in ("segments", "fences") and ("{" in value or "}" in value):
+            raise InvalidArgumentError(f"key_prefixes.{role} must not contain '{{' or '}}', got {value!r}")
 
     def under(self, root: str) -> RedisKeyPrefixes:
         """Every prefix moved under ``root`` (``root:aimon:inbox`` ...), e.g. one namespace per test run."""
         require_id(root, "root")
-        return replace(self, **{spec.name: f"{root}:{getattr(self, spec.name)}" for spec in fields(self)})
+        return replace(self, **{role: f"{root}:{getattr(self, role)}" for role in self.roles()})
 
 
 CLUSTER_TASK_TAG = "{tasks}"
@@ -100,11 +102,11 @@ class RedisKeys:
             raise InvalidArgumentError(f"cluster must be a bool, got {type(cluster).__name__}")
         self.cluster = cluster
         if cluster:
-            for spec in fields(self.prefixes):
-                value = getattr(self.prefixes, spec.name)
+            for role in self.prefixes.roles():
+                value = getattr(self.prefixes, role)
                 if "{" in value or "}" in value:
                     raise InvalidArgumentError(
-                        f"key_prefixes.{spec.name} must not contain '{{' or '}}' in the cluster layout, got {value!r}"
+                        f"key_prefixes.{role} must not contain '{{' or '}}' in the cluster layout, got {value!r}"
                     )
         self._open = n.REDIS_HASH_TAG_OPEN if cluster else ""
         self._close = n.REDIS_HASH_TAG_CLOSE if cluster else ""

@@ -75,6 +75,24 @@ def test_prefixes_move_under_a_root() -> None:
     assert moved.idempotency("k") == "t1:aimon:conv:idem:k"
 
 
+def test_prefixes_from_a_partial_mapping_are_checked() -> None:
+    prefixes = RedisKeyPrefixes.of({"inbox": "run-7:aimon:inbox"})
+    assert (prefixes.inbox, prefixes.lock, prefixes.fences) == (
+        "run-7:aimon:inbox",
+        "aimon:conv",
+        "aimon:session:fence",
+    )
+    assert RedisKeyPrefixes.of(prefixes) is prefixes
+    assert RedisKeyPrefixes.of(None) == RedisKeyPrefixes()
+    with pytest.raises(InvalidArgumentError, match=r"unknown roles \['mailbox'\] in key_prefixes"):
+        RedisKeyPrefixes.of({"mailbox": "x"})
+    with pytest.raises(InvalidArgumentError, match="key_prefixes must be a RedisKeyPrefixes or a mapping, got list"):
+        RedisKeyPrefixes.of(["inbox"])  # type: ignore[arg-type]
+    for bad in ("", "a\x00b", 7):
+        with pytest.raises(InvalidArgumentError, match=r"key prefix for 'inbox' is not usable"):
+            RedisKeyPrefixes.of({"inbox": bad})  # type: ignore[dict-item]
+
+
 def test_glob_characters_are_escaped_in_patterns() -> None:
     assert glob_escape("a*b?c[d]e\\f") == "a\\*b\\?c\\[d\\]e\\\\f"
     odd = RedisKeys(RedisKeyPrefixes().under("r*[x]?"))

@@ -13,7 +13,7 @@ def test_overrides_are_partial_and_checked() -> None:
     names = MongoCollectionNames.of({"inbox": "my_inbox", "signals": "my_signals"})
     assert (names.inbox, names.signals, names.locks) == ("my_inbox", "my_signals", "conversation_locks")
     assert MongoCollectionNames.of(names) is names
-    with pytest.raises(InvalidArgumentError, match="unknown collection roles"):
+    with pytest.raises(InvalidArgumentError, match=r"unknown roles \['mailbox'\] in collection_names"):
         MongoCollectionNames.of({"mailbox": "x"})
     for bad in ("", "$cmd", "system.js", "a\x00b"):
         with pytest.raises(InvalidArgumentError, match="inbox"):

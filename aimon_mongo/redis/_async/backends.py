@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Final
 
@@ -32,9 +33,10 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
 
     ``client`` is a ``redis.asyncio.Redis`` (borrowed: ``close()`` leaves it open) or a ``redis://`` URL
     (the bundle builds and owns the client). Any ``decode_responses`` setting works: the stores read raw
-    bytes. ``key_prefixes`` moves keys away from the frozen defaults (only for isolated deployments and
-    tests: nodes sharing state must share prefixes). ``clock`` stamps what callers see (``created_at``,
-    ``updated_at``, a task's ``end_time``); lease expiry and inbox order use the Redis server's clock.
+    bytes. ``key_prefixes`` (a :class:`RedisKeyPrefixes` or a partial mapping of role → prefix) moves keys
+    away from the frozen defaults (only for isolated deployments and tests: nodes sharing state must share
+    prefixes). ``clock`` stamps what callers see (``created_at``, ``updated_at``, a task's ``end_time``);
+    lease expiry and inbox order use the Redis server's clock.
 
     ``cluster_layout=True`` selects the opt-in cluster key layout (every key of a session carries the hash
     tag ``{s:<id>}``, so each multi-key script touches one slot; signals use sharded pub/sub): required
@@ -46,7 +48,7 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
         self,
         client: Redis | RedisCluster | str,
         node_id: str,
-        key_prefixes: RedisKeyPrefixes | None = None,
+        key_prefixes: RedisKeyPrefixes | Mapping[str, str] | None = None,
         clock: Clock | None = None,
         *,
         done_ttl: timedelta = DEFAULT_DONE_TTL,
@@ -54,8 +56,7 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
         cluster_layout: bool = False,
     ) -> None:
         self.node_id = require_id(node_id, "node_id")
-        if key_prefixes is not None and not isinstance(key_prefixes, RedisKeyPrefixes):
-            raise InvalidArgumentError(f"key_prefixes must be RedisKeyPrefixes, got {type(key_prefixes).__name__}")
+        prefixes = RedisKeyPrefixes.of(key_prefixes)
         self._client: Redis | RedisCluster
         if isinstance(client, str):
             self._client = Redis.from_url(client, socket_connect_timeout=CONNECT_TIMEOUT)
@@ -74,7 +75,7 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
                 f"client must be a Redis or RedisCluster client or a redis:// URL, got {type(client).__name__}"
             )
         now = clock if clock is not None else system_clock
-        keys = RedisKeys(key_prefixes, cluster=cluster_layout)
+        keys = RedisKeys(prefixes, cluster=cluster_layout)
         self.keys = keys
         io = AsyncRedisIO(self._client)
         self._io = io
