@@ -10,6 +10,7 @@ import pytest
 from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.model import Priority
 from tests.conformance.helpers import bounded_gather, message, new_id, rich_message
+from tests.reliability.plugin import Sizes
 
 
 async def test_deliver_assigns_ids_and_collect_round_trips(node: Any) -> None:
@@ -155,11 +156,11 @@ async def test_quarantine_is_empty_without_damage(node: Any) -> None:
 
 
 @pytest.mark.slow
-async def test_eight_concurrent_collectors_take_each_message_exactly_once(cluster: Any) -> None:
-    """2,000 messages, 8 collectors on 8 nodes: every message delivered exactly once."""
+async def test_eight_concurrent_collectors_take_each_message_exactly_once(cluster: Any, sizes: Sizes) -> None:
+    """2,000 messages (400 without ``--scale``), 8 collectors on 8 nodes: every message delivered exactly once."""
     nodes = [await cluster.node(f"node-{i}") for i in range(8)]
     session = new_id()
-    total = 2000
+    total = sizes.pick(ci=400, full=2000)
     await bounded_gather(
         [lambda i=i: nodes[i % 8].inbox.deliver(message(session, turn_id=str(i))) for i in range(total)], 8
     )

@@ -11,6 +11,7 @@ import pytest
 
 from aimon_mongo.errors import InvalidArgumentError
 from tests.conformance.helpers import new_id, seconds
+from tests.reliability.plugin import Sizes
 
 LONG = seconds(30)
 
@@ -109,8 +110,10 @@ async def test_unusual_holder_ids_stay_literal(cluster: Any, holder: str) -> Non
 
 
 @pytest.mark.slow
-async def test_contested_acquisitions_never_two_live_holders(cluster: Any) -> None:
-    """4 contenders, 1,000 acquisition attempts: holders never overlap; tokens strictly increase."""
+async def test_contested_acquisitions_never_two_live_holders(cluster: Any, sizes: Sizes) -> None:
+    """4 contenders, 1,000 acquisition attempts (400 without ``--scale``): holders never overlap; tokens strictly
+    increase."""
+    attempts = sizes.pick(ci=100, full=250)
     nodes = [await cluster.node(f"node-{i}") for i in range(4)]
     session = new_id()
     state: dict[str, Any] = {"holder": None}
@@ -121,7 +124,7 @@ async def test_contested_acquisitions_never_two_live_holders(cluster: Any) -> No
     async def contender(index: int) -> None:
         name = f"node-{index}"
         leases = nodes[index].leases
-        for _ in range(250):
+        for _ in range(attempts):
             lease = await leases.try_acquire(session, name, LONG)
             if lease is None:
                 await asyncio.sleep(0)

@@ -2,7 +2,7 @@
 
 * ``--scale`` runs the full sizes the issue names (8 collectors x 10,000 messages, 1,000 contested
   acquisitions ...); without it every test runs the CI sizes. Tests ask the ``sizes`` fixture:
-  ``sizes.pick(ci=500, full=10_000)``.
+  ``sizes.pick(ci=500, full=10_000)`` (the two ``slow`` conformance tests too).
 * Every test under ``tests/reliability/`` gets the ``reliability`` mark (``pytest -m reliability`` runs the
   suite alone).
 * Tests record what they counted with the ``reliability_counts`` fixture
@@ -71,7 +71,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--scale",
         action="store_true",
         default=False,
-        help="reliability suite: run the full sizes (8 x 10,000 messages, 1,000 contested acquisitions ...)",
+        help="run the full sizes of the reliability suite and the slow conformance tests (8 x 10,000 messages ...)",
     )
 
 
