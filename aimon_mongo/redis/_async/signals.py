@@ -9,7 +9,9 @@ Pub/sub is at-most-once: a signal published while this node's connection is down
 (``delivers_missed_signals = False``); the reader reconnects and re-subscribes by itself.
 
 In the cluster key layout the bus uses sharded pub/sub (``SPUBLISH`` / ``SSUBSCRIBE``): a signal reaches
-only the shard that owns the session's slot instead of being broadcast to every node of the cluster.
+only the shard that owns the session's slot instead of being broadcast to every node of the cluster. The
+reader blocks on the one shard it is subscribed on; subscribed on several, it looks at each shard's
+connection without waiting and pauses briefly when none had a message (see :data:`SHARD_POLL_MAX`).
 Reference-build nodes use classic ``PUBLISH`` and do not hear sharded channels (they cannot read the
 cluster layout either).
 """
@@ -35,6 +37,11 @@ from aimon_mongo.services.failures import Failures
 EVENT_KINDS = frozenset({SignalKind.EVENT, SignalKind.STATUS})
 READ_TIMEOUT = 0.2
 """Seconds the reader waits for a message before checking whether it should stop."""
+SHARD_POLL_MIN = 0.001
+SHARD_POLL_MAX = 0.01
+"""Seconds a cluster bus subscribed on several shards pauses after a look at every shard found nothing: from
+SHARD_POLL_MIN, doubling while nothing arrives, at most SHARD_POLL_MAX (the longest a signal to an idle bus
+waits for the reader; an idle bus costs one round of non-blocking reads per pause)."""
 RECONNECT_BACKOFF = 0.5
 
 Raw = tuple[str, Any]
@@ -66,6 +73,7 @@ class AsyncRedisSignalDriver:
         self._pubsub: Any = None
         self._deliver: Deliver | None = None
         self._stopping = False
+        self._pause = SHARD_POLL_MIN
 
     def encode(self, signal: SessionSignal) -> Raw:
         if signal.kind in EVENT_KINDS:
@@ -136,10 +144,23 @@ class AsyncRedisSignalDriver:
             return None
         if not (self.sharded and self._io.cluster):  # one connection: sharded messages come as any other
             return await self._pubsub.get_message(timeout=READ_TIMEOUT)  # type: ignore[no-any-return]
-        if not self._pubsub.node_pubsub_mapping:  # a cluster bus with no shard subscribed yet
+        shards = len(self._pubsub.node_pubsub_mapping)
+        if shards == 0:  # a cluster bus with no shard subscribed yet
             await sleep(READ_TIMEOUT)
             return None
-        return await self._pubsub.get_sharded_message(timeout=READ_TIMEOUT)  # type: ignore[no-any-return]
+        if shards == 1:
+            return await self._pubsub.get_sharded_message(timeout=READ_TIMEOUT)  # type: ignore[no-any-return]
+        # redis-py reads the shards' connections in turn, waiting the whole timeout on each that is idle, so a
+        # blocking read would hold a message of another shard back (up to READ_TIMEOUT per idle shard): look at
+        # every shard without waiting; after a look that found nothing pause, twice as long each time up to
+        # SHARD_POLL_MAX, and look again at once after a message.
+        message = await self._pubsub.get_sharded_message(timeout=0)
+        if message is None:
+            await sleep(self._pause)
+            self._pause = min(self._pause * 2, SHARD_POLL_MAX)
+        else:
+            self._pause = SHARD_POLL_MIN
+        return message  # type: ignore[no-any-return]
 
     async def _received(self, message: dict[str, Any]) -> None:
         """A confirmation sets its session's ready event; a message goes to ``deliver``."""
