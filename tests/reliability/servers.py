@@ -26,6 +26,7 @@ import redis
 from aimon_mongo.standin import StandinServer, free_port
 
 START_TIMEOUT = 30.0
+TERM_REPEAT = 0.5
 
 
 class PrivateServerError(RuntimeError):
@@ -249,12 +250,15 @@ def _postgres_bin() -> Path:
 
 
 def _terminate(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=START_TIMEOUT)
-    except subprocess.TimeoutExpired:
+    """SIGTERM, sent again every :data:`TERM_REPEAT` seconds until the process exits (Redis refuses a
+    shutdown while it writes its initial AOF, "Writing initial AOF, can't exit.", and then ignores that
+    signal); SIGKILL after :data:`START_TIMEOUT`."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while proc.poll() is None and time.monotonic() < deadline:
+        proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=TERM_REPEAT)
+    if proc.poll() is None:
         proc.kill()
         proc.wait(timeout=START_TIMEOUT)
 
