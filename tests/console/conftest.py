@@ -12,13 +12,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-import uvicorn
 from bson import ObjectId
 from pymongo import MongoClient
 from starlette.testclient import TestClient
 
 from aimon_mongo.codec.inbound import to_mongo_document
 from aimon_mongo.console import ConsoleData, ConsoleSettings, create_app
+from aimon_mongo.console import server as console_server
 from aimon_mongo.demo import transcript as demo
 from aimon_mongo.model import BackgroundTask, InboundMessage, Principal, Priority, TaskState, TextInput
 from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
@@ -135,10 +135,7 @@ def free_port() -> int:
 def served(console_data: ConsoleData) -> Iterator[str]:
     """The console with writes allowed, served by uvicorn on a loopback port; yields its base URL."""
     settings = ConsoleSettings(bind_port=free_port(), allow_writes=True)
-    config = uvicorn.Config(
-        create_app(console_data, settings), host="127.0.0.1", port=settings.bind_port, log_level="warning"
-    )
-    server = uvicorn.Server(config)
+    server = console_server(console_data, settings)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -148,3 +145,4 @@ def served(console_data: ConsoleData) -> Iterator[str]:
     yield f"http://127.0.0.1:{settings.bind_port}"
     server.should_exit = True
     thread.join(10)
+    assert not thread.is_alive(), "the console did not stop within 10 s"
