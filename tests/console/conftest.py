@@ -3,6 +3,7 @@ through Starlette's test client, or served by uvicorn on a loopback port for the
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -131,18 +132,39 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class Running:
+    """A console served by uvicorn on a thread (:func:`running`)."""
+
+    def __init__(self, data: ConsoleData, settings: ConsoleSettings) -> None:
+        self.server = console_server(data, settings)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def stop(self, within: float = 10.0) -> bool:
+        """What Ctrl-C does; True when the server ended within ``within`` seconds."""
+        self.server.should_exit = True
+        self.thread.join(within)
+        return not self.thread.is_alive()
+
+
+@contextlib.contextmanager
+def running(data: ConsoleData, settings: ConsoleSettings) -> Iterator[Running]:
+    """The console started on its port (waits until it listens); stopped afterwards."""
+    console = Running(data, settings)
+    console.thread.start()
+    deadline = time.monotonic() + 20
+    while not console.server.started:
+        assert time.monotonic() < deadline, "the console did not start"
+        time.sleep(0.05)
+    try:
+        yield console
+    finally:
+        console.stop()
+
+
 @pytest.fixture
 def served(console_data: ConsoleData) -> Iterator[str]:
     """The console with writes allowed, served by uvicorn on a loopback port; yields its base URL."""
     settings = ConsoleSettings(bind_port=free_port(), allow_writes=True)
-    server = console_server(console_data, settings)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the console did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{settings.bind_port}"
-    server.should_exit = True
-    thread.join(10)
-    assert not thread.is_alive(), "the console did not stop within 10 s"
+    with running(console_data, settings) as console:
+        yield f"http://127.0.0.1:{settings.bind_port}"
+        assert console.stop(), "the console did not stop within 10 s"
