@@ -18,6 +18,7 @@ from aimon_mongo import names
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._context import CliContext
 from aimon_mongo.cli._errors import GuardedGroup, run_guarded
+from aimon_mongo.cli._logging import log_to_stderr
 from aimon_mongo.connection import DEFAULT_URI, GENERIC_URI_ENV, URI_ENV, resolve_mongodb_uri, uri_source
 
 app = typer.Typer(
@@ -88,4 +89,5 @@ def get_app() -> typer.Typer:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
+    log_to_stderr()
     return run_guarded(get_app(), list(sys.argv[1:] if argv is None else argv))

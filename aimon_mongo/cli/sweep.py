@@ -92,7 +92,8 @@ def register(app: typer.Typer) -> None:
             if value is not None
         }
         try:
-            with PostgresSessionBackends(dsn, "aimon-mongo-sweep", schema=schema) as node:
+            timeout = cli.timeout_ms / 1000
+            with PostgresSessionBackends(dsn, "aimon-mongo-sweep", schema=schema, timeout=timeout) as node:
                 report = node.sweep(fences=fences, **options)
         except BackendUnavailable as exc:
             raise CommandFailed(f"{exc} (start the server or pass --postgres / set {DSN_ENV})") from exc

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -13,6 +17,8 @@ from aimon_mongo.cli import get_app
 from aimon_mongo.postgres import PostgresSessionBackends
 from aimon_mongo.standin import free_port
 from tests.cli.conftest import Run
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sweep(*args: str, env: dict[str, str | None] | None = None) -> Run:
@@ -62,3 +68,32 @@ def test_sweep_without_a_connection_string_or_server_fails_in_one_line() -> None
     assert "start the server or pass --postgres" in _sweep("--postgres", dead).failed_with_one_line()
     bad = _sweep("--postgres", dead, "--schema", "x-y")
     assert "schema must be an identifier" in bad.failed_with_one_line()
+
+
+def test_sweep_as_a_process_without_a_server_is_one_line_after_the_timeout_given() -> None:
+    dead = f"postgresql://postgres@127.0.0.1:{free_port()}/postgres"
+    done = subprocess.run(
+        [sys.executable, "-m", "aimon_mongo", "--timeout-ms", "1000", "sweep", "--postgres", dead],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.splitlines()  # the pool's WARNING per failed attempt is not shown
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("aimon-mongo: error: PostgreSQL at 127.0.0.1:"), lines[0]
+    assert "after 1.0 sec" in lines[0]  # the global --timeout-ms, not the library's 10 s
+
+
+def test_a_library_warning_is_one_prefixed_line_and_pool_retries_are_left_out() -> None:
+    script = textwrap.dedent(
+        """
+        import logging
+        from aimon_mongo.cli._logging import log_to_stderr
+        log_to_stderr()
+        log_to_stderr()
+        logging.getLogger("aimon_mongo.mongo.schema_check").warning("collection %s is missing", "x")
+        logging.getLogger("psycopg.pool").warning("error connecting")
+        logging.getLogger("aimon_mongo.any").info("not shown")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert (done.returncode, done.stderr) == (0, "aimon-mongo: warning: collection x is missing\n")
