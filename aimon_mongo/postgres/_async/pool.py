@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from aimon_mongo._async_runtime import Lock
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
@@ -19,6 +19,8 @@ FirstUse = Callable[[Conn], Awaitable[None]]  # sync: FirstUse = Callable[[Conn]
 DEFAULT_MIN_SIZE = 1
 DEFAULT_MAX_SIZE = 16
 DEFAULT_TIMEOUT = 10.0
+DIAGNOSTIC_CONNECT_TIMEOUT = 2
+"""Seconds the one direct attempt that names why a pool did not open may take."""
 
 
 class AsyncPgPool:
@@ -114,9 +116,25 @@ class AsyncPgPool:
                     await pool.open(wait=True, timeout=self._timeout)
                 except psycopg.Error as exc:
                     await pool.close()
-                    raise translate(exc, BackendUnavailable, self.endpoint) from exc
+                    raise await self._why_not_opened(exc) from exc
                 self._pool = pool
             return self._pool
+
+    async def _why_not_opened(self, exc: psycopg.Error) -> AimonStorageError:
+        """The error for a pool that did not open: the pool only says it timed out (each attempt's reason
+        went to its WARNING log), so one direct connection attempt names the reason (refused, unknown host,
+        authentication failed ...)."""
+        if not isinstance(exc, PoolTimeout):
+            return translate(exc, BackendUnavailable, self.endpoint)
+        kwargs = {**self._kwargs, "autocommit": True, "connect_timeout": DIAGNOSTIC_CONNECT_TIMEOUT}
+        kwargs.setdefault("application_name", self._application_name)
+        try:
+            conn = await psycopg.AsyncConnection.connect(self._conninfo, **kwargs)
+        except psycopg.Error as direct:
+            found = translate(direct, BackendUnavailable, self.endpoint)
+            return type(found)(f"{found} (no pooled connection within {self._timeout:g} s)")
+        await conn.close()  # reachable again: the pool's own timeout is the error
+        return translate(exc, BackendUnavailable, self.endpoint)
 
     def failures(self, family: type[AimonStorageError], action: str) -> translated:
         """The translator a service wraps around a driver call (:mod:`aimon_mongo.services`): psycopg

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from aimon_mongo._sync_runtime import Lock
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
@@ -20,6 +20,8 @@ FirstUse = Callable[[Conn], None]
 DEFAULT_MIN_SIZE = 1
 DEFAULT_MAX_SIZE = 16
 DEFAULT_TIMEOUT = 10.0
+DIAGNOSTIC_CONNECT_TIMEOUT = 2
+"""Seconds the one direct attempt that names why a pool did not open may take."""
 
 
 class PgPool:
@@ -115,9 +117,25 @@ class PgPool:
                     pool.open(wait=True, timeout=self._timeout)
                 except psycopg.Error as exc:
                     pool.close()
-                    raise translate(exc, BackendUnavailable, self.endpoint) from exc
+                    raise self._why_not_opened(exc) from exc
                 self._pool = pool
             return self._pool
+
+    def _why_not_opened(self, exc: psycopg.Error) -> AimonStorageError:
+        """The error for a pool that did not open: the pool only says it timed out (each attempt's reason
+        went to its WARNING log), so one direct connection attempt names the reason (refused, unknown host,
+        authentication failed ...)."""
+        if not isinstance(exc, PoolTimeout):
+            return translate(exc, BackendUnavailable, self.endpoint)
+        kwargs = {**self._kwargs, "autocommit": True, "connect_timeout": DIAGNOSTIC_CONNECT_TIMEOUT}
+        kwargs.setdefault("application_name", self._application_name)
+        try:
+            conn = psycopg.Connection.connect(self._conninfo, **kwargs)
+        except psycopg.Error as direct:
+            found = translate(direct, BackendUnavailable, self.endpoint)
+            return type(found)(f"{found} (no pooled connection within {self._timeout:g} s)")
+        conn.close()  # reachable again: the pool's own timeout is the error
+        return translate(exc, BackendUnavailable, self.endpoint)
 
     def failures(self, family: type[AimonStorageError], action: str) -> translated:
         """The translator a service wraps around a driver call (:mod:`aimon_mongo.services`): psycopg
