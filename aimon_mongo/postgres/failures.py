@@ -68,6 +68,14 @@ class translated(Translator):
         raise self.family(f"PostgreSQL {self.action} failed at {self.endpoint}: {reason}") from exc
 
 
+_MISSING_SCHEMA = frozenset({"42P01", "3F000"})  # undefined_table, invalid_schema_name
+SCHEMA_HINT = "the schema's tables are missing: run ensure_schema() once, or apply sql/V*.sql"
+"""Added to an error that names a missing table or schema (nothing ran the migrations there yet)."""
+
+
 def _reason(exc: psycopg.Error) -> str:
     first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    return f"[{exc.sqlstate}] {first_line}" if exc.sqlstate else f"{type(exc).__name__}: {first_line}"
+    if not exc.sqlstate:
+        return f"{type(exc).__name__}: {first_line}"
+    hint = f" ({SCHEMA_HINT})" if exc.sqlstate in _MISSING_SCHEMA else ""
+    return f"[{exc.sqlstate}] {first_line}{hint}"
