@@ -1,4 +1,4 @@
-"""Log records while a command runs: one ``aimon-mongo: warning:`` line each on stderr.
+"""Log records while a command runs: one ``aimon-mongo: warning:`` (or ``error:``) line each on stderr.
 
 Without a handler Python prints a library's WARNING records bare (its "last resort"); the command shows
 them in the form of its own messages instead. The PostgreSQL pool's WARNING for every failed connection
@@ -14,6 +14,13 @@ QUIETED = ("psycopg.pool",)
 """Loggers whose WARNING records the command leaves out (their failures end in the command's error line)."""
 
 
+class _OneLine(logging.Formatter):
+    """``aimon-mongo: <level>: <message>``, the record's message only (no traceback)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"aimon-mongo: {record.levelname.lower()}: {record.getMessage()}"
+
+
 def log_to_stderr() -> None:
     """Send WARNING and above to stderr as ``aimon-mongo: warning: <message>`` (idempotent)."""
     root = logging.getLogger()
@@ -21,7 +28,7 @@ def log_to_stderr() -> None:
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setLevel(logging.WARNING)
-    handler.setFormatter(logging.Formatter("aimon-mongo: warning: %(message)s"))
+    handler.setFormatter(_OneLine())
     handler.aimon_cli = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     for name in QUIETED:

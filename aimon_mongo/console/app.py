@@ -36,6 +36,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_for_filename
 from pygments.util import ClassNotFound
+from pymongo.errors import ConnectionFailure
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import StreamingResponse
@@ -203,7 +204,9 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
         return failure(request, 404, str(exc))
 
     @app.exception_handler(BackendUnavailable)
-    async def _unavailable(request: Request, exc: BackendUnavailable) -> Response:
+    @app.exception_handler(ConnectionFailure)  # the console's own reads: PyMongo found no server in time
+    async def _unavailable(request: Request, exc: Exception) -> Response:
+        log.warning("console request %s: the store did not answer (%s)", request.url.path, type(exc).__name__)
         return failure(request, 503, "the store did not answer; try again")
 
     @app.exception_handler(StarletteHTTPException)

@@ -93,7 +93,12 @@ def test_a_library_warning_is_one_prefixed_line_and_pool_retries_are_left_out() 
         logging.getLogger("aimon_mongo.mongo.schema_check").warning("collection %s is missing", "x")
         logging.getLogger("psycopg.pool").warning("error connecting")
         logging.getLogger("aimon_mongo.any").info("not shown")
+        try:
+            raise ValueError("boom")
+        except ValueError:
+            logging.getLogger("aimon_mongo.console.app").exception("request %s failed", "/x")
         """
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert (done.returncode, done.stderr) == (0, "aimon-mongo: warning: collection x is missing\n")
+    said = "aimon-mongo: warning: collection x is missing\naimon-mongo: error: request /x failed\n"  # no traceback
+    assert (done.returncode, done.stderr) == (0, said)
