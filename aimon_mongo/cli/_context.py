@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,8 @@ from rich.console import Console
 
 from aimon_mongo import names
 from aimon_mongo.cli._errors import CommandFailed
-from aimon_mongo.connection import DEFAULT_URI
+from aimon_mongo.connection import DEFAULT_URI, open_mongo_client
+from aimon_mongo.errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     from aimon_mongo.mongo import MongoSessionBackends
@@ -57,13 +57,13 @@ class CliContext:
     def client(self) -> MongoClient[dict[str, Any]]:
         if self._client is None:
             try:
-                with warnings.catch_warnings():
-                    # PyMongo warns about an option value it cannot use (tls=maybe) and ignores the option:
-                    # for a command that is a mistake to report, not a warning to print and carry on.
-                    warnings.simplefilter("error", UserWarning)
-                    self._client = MongoClient(self.uri, serverSelectionTimeoutMS=self.timeout_ms, tz_aware=True)
-            except (ConfigurationError, ValueError, UserWarning) as exc:  # InvalidURI is a ConfigurationError
-                raise CommandFailed(f"invalid MongoDB URI: {exc}") from None
+                # PyMongo warns about an option value it cannot use (tls=maybe) and ignores the option:
+                # for a command that is a mistake to report, not a warning to print and carry on.
+                self._client = open_mongo_client(
+                    MongoClient, self.uri, strict_options=True, serverSelectionTimeoutMS=self.timeout_ms, tz_aware=True
+                )
+            except InvalidArgumentError as exc:
+                raise CommandFailed(str(exc)) from None
         return self._client
 
     @property

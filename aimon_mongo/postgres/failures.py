@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from aimon_mongo.errors import AimonStorageError, BackendUnavailable
+from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
 from aimon_mongo.services.failures import Translator
 
 # SQLSTATE classes/codes that mean "the server is not there for us": connection exceptions (08...),
@@ -32,6 +32,18 @@ def endpoint(conninfo: str, kwargs: dict[str, Any] | None = None) -> str:
     if len(ports) == 1:
         ports = ports * len(hosts)
     return ",".join(f"{host}:{port}" for host, port in zip(hosts, ports, strict=False))
+
+
+def require_conninfo(conninfo: str, name: str) -> str:
+    """``conninfo`` when psycopg can parse it (a URI or ``key=value`` pairs), else
+    :class:`~aimon_mongo.errors.InvalidArgumentError` with psycopg's reason (the string itself is not
+    repeated: it may hold a password). Checked at construction: an unparsable string never connects, so the
+    pool would otherwise retry it until its timeout."""
+    try:
+        conninfo_to_dict(conninfo)
+    except psycopg.Error as exc:
+        raise InvalidArgumentError(f"{name} is not a PostgreSQL connection string: {_reason(exc)}") from exc
+    return conninfo
 
 
 def is_unavailable(exc: BaseException) -> bool:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pymongo import AsyncMongoClient
 
-from aimon_mongo.connection import mongodb_uri_or_default
+from aimon_mongo.connection import mongodb_uri_or_default, open_mongo_client
 from aimon_mongo.validate import require_id
 
 if TYPE_CHECKING:
@@ -26,13 +26,14 @@ DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 10_000
 
 
 def client_for(uri: str | None, client_options: Mapping[str, Any] | None = None) -> AsyncMongoClient[Any]:
-    """A new, not yet connected client for ``uri`` (resolved by :mod:`aimon_mongo.connection`)."""
+    """A new, not yet connected client for ``uri`` (resolved by :mod:`aimon_mongo.connection`); an unusable
+    connection string is :class:`~aimon_mongo.errors.InvalidArgumentError`."""
     target = mongodb_uri_or_default(uri)
     options: dict[str, Any] = {"tz_aware": True, "connect": False}
     if "serverselectiontimeoutms=" not in target.lower():
         options["serverSelectionTimeoutMS"] = DEFAULT_SERVER_SELECTION_TIMEOUT_MS
     options.update(client_options or {})
-    return AsyncMongoClient(target, **options)
+    return open_mongo_client(AsyncMongoClient, target, **options)
 
 
 def open_backends(

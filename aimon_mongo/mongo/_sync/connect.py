@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pymongo import MongoClient
 
-from aimon_mongo.connection import mongodb_uri_or_default
+from aimon_mongo.connection import mongodb_uri_or_default, open_mongo_client
 from aimon_mongo.validate import require_id
 
 if TYPE_CHECKING:
@@ -27,13 +27,14 @@ DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 10_000
 
 
 def client_for(uri: str | None, client_options: Mapping[str, Any] | None = None) -> MongoClient[Any]:
-    """A new, not yet connected client for ``uri`` (resolved by :mod:`aimon_mongo.connection`)."""
+    """A new, not yet connected client for ``uri`` (resolved by :mod:`aimon_mongo.connection`); an unusable
+    connection string is :class:`~aimon_mongo.errors.InvalidArgumentError`."""
     target = mongodb_uri_or_default(uri)
     options: dict[str, Any] = {"tz_aware": True, "connect": False}
     if "serverselectiontimeoutms=" not in target.lower():
         options["serverSelectionTimeoutMS"] = DEFAULT_SERVER_SELECTION_TIMEOUT_MS
     options.update(client_options or {})
-    return MongoClient(target, **options)
+    return open_mongo_client(MongoClient, target, **options)
 
 
 def open_backends(

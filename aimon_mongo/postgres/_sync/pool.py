@@ -12,7 +12,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from aimon_mongo._sync_runtime import Lock
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
-from aimon_mongo.postgres.failures import endpoint, translate, translated
+from aimon_mongo.postgres.failures import endpoint, require_conninfo, translate, translated
 
 Conn = psycopg.Connection[Any]
 FirstUse = Callable[[Conn], None]
@@ -68,7 +68,7 @@ class PgPool:
         self._lock = Lock()
         self._closed = False
         if isinstance(source, str):
-            self._conninfo = source
+            self._conninfo = require_conninfo(source, "source")
             self._kwargs: dict[str, Any] = {}
             self._pool: ConnectionPool[Any] | None = None
             self._owned = True
@@ -86,7 +86,7 @@ class PgPool:
                 "pooled=True with a borrowed pool needs that pool built with kwargs={'prepare_threshold': None}"
             )
         self.endpoint = endpoint(self._conninfo, self._kwargs)
-        self._listen_conninfo = listen_dsn if listen_dsn is not None else self._conninfo
+        self._listen_conninfo = require_conninfo(listen_dsn, "listen_dsn") if listen_dsn is not None else self._conninfo
         self.listen_endpoint = endpoint(listen_dsn) if listen_dsn is not None else self.endpoint
         """``host:port`` the LISTEN connection goes to (as named in errors)."""
 

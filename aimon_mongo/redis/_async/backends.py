@@ -59,7 +59,10 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
         prefixes = RedisKeyPrefixes.of(key_prefixes)
         self._client: Redis | RedisCluster
         if isinstance(client, str):
-            self._client = Redis.from_url(client, socket_connect_timeout=CONNECT_TIMEOUT)
+            try:
+                self._client = Redis.from_url(client, socket_connect_timeout=CONNECT_TIMEOUT)
+            except ValueError as exc:  # redis-py's reason names the part at fault, not the whole URL
+                raise InvalidArgumentError(f"invalid Redis URL: {exc}") from exc
             self._owns_client = True
         elif isinstance(client, Redis | RedisCluster):
             if isinstance(client, RedisCluster) and cluster_layout is not True:
