@@ -56,6 +56,13 @@ def glob_escape(text: str) -> str:
     return _GLOB_SPECIAL.sub(r"\\\1", text)
 
 
+def refuse_braces(role: str, value: str, where: str) -> None:
+    """:class:`InvalidArgumentError` when the prefix ``value`` of ``role`` holds ``{`` or ``}`` (a hash tag in a
+    prefix would move the key's slot); ``where`` ends the message (``" in the cluster layout"``)."""
+    if "{" in value or "}" in value:
+        raise InvalidArgumentError(f"key_prefixes.{role} must not contain '{{' or '}}'{where}, got {value!r}")
+
+
 @dataclass(frozen=True)
 class RedisKeyPrefixes(NameSet):
     """The configurable prefixes; the defaults are the frozen literals every build shares.
@@ -80,8 +87,8 @@ class RedisKeyPrefixes(NameSet):
 
     def check(self, role: str, value: str) -> None:
         require_id(value, f"key_prefixes.{role}")
-        if role in ("segments", "fences") and ("{" in value or "}" in value):
-            raise InvalidArgumentError(f"key_prefixes.{role} must not contain '{{' or '}}', got {value!r}")
+        if role in ("segments", "fences"):  # their keys carry a hash tag
+            refuse_braces(role, value, "")
 
     def under(self, root: str) -> RedisKeyPrefixes:
         """Every prefix moved under ``root`` (``root:aimon:inbox`` ...), e.g. one namespace per test run."""
@@ -103,11 +110,7 @@ class RedisKeys:
         self.cluster = cluster
         if cluster:
             for role in self.prefixes.roles():
-                value = getattr(self.prefixes, role)
-                if "{" in value or "}" in value:
-                    raise InvalidArgumentError(
-                        f"key_prefixes.{role} must not contain '{{' or '}}' in the cluster layout, got {value!r}"
-                    )
+                refuse_braces(role, getattr(self.prefixes, role), " in the cluster layout")
         self._open = n.REDIS_HASH_TAG_OPEN if cluster else ""
         self._close = n.REDIS_HASH_TAG_CLOSE if cluster else ""
 

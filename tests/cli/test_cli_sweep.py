@@ -6,7 +6,6 @@ import subprocess
 import sys
 import textwrap
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -16,9 +15,7 @@ from typer.testing import CliRunner
 from aimon_mongo.cli import get_app
 from aimon_mongo.postgres import PostgresSessionBackends
 from aimon_mongo.standin import free_port
-from tests.cli.conftest import Run
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.cli.conftest import ROOT, Run
 
 
 def _sweep(*args: str, env: dict[str, str | None] | None = None) -> Run:

@@ -4,7 +4,6 @@ through Starlette's test client, or served by uvicorn on a loopback port for the
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +23,7 @@ from aimon_mongo.demo import transcript as demo
 from aimon_mongo.model import BackgroundTask, InboundMessage, Principal, Priority, TaskState, TextInput
 from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
 from aimon_mongo.snapshots import Message, Role, SessionSnapshot, VfsSessionSnapshotStore
+from aimon_mongo.standin import free_port
 from aimon_mongo.vfs import GridFSFileSystem
 
 XSS = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
@@ -124,12 +124,6 @@ def app_client(console_data: ConsoleData) -> AppClient:
         return TestClient(app, base_url="http://127.0.0.1:8008", raise_server_exceptions=False)
 
     return make
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class Running:

@@ -165,7 +165,7 @@ def test_console_command_serves_with_its_token(mongo_uri: str, seeded: Seeded) -
     import urllib.error
     import urllib.request
 
-    from tests.console.conftest import free_port
+    from aimon_mongo.standin import free_port
 
     port = free_port()
     env = {**os.environ, "AIMON_CONSOLE_TOKEN": TOKEN, "MONGODB_URI": ""}

@@ -10,7 +10,8 @@ from starlette.testclient import TestClient
 
 from aimon_mongo.console import SHUTDOWN_GRACE, ConsoleData, ConsoleSettings, create_app
 from aimon_mongo.demo import transcript as demo
-from tests.console.conftest import free_port, running
+from aimon_mongo.standin import free_port
+from tests.console.conftest import running
 
 
 def test_a_stopping_console_ends_an_open_signal_tail(console_data: ConsoleData) -> None:

@@ -104,12 +104,7 @@ class PgPool:
                     min_size=self._min_size,
                     max_size=self._max_size,
                     timeout=self._timeout,
-                    kwargs={
-                        "autocommit": True,
-                        "connect_timeout": max(1, round(self._timeout)),
-                        "application_name": self._application_name,
-                        **({"prepare_threshold": None} if self.pooled else {}),
-                    },
+                    kwargs={**self._connect_kwargs(), **({"prepare_threshold": None} if self.pooled else {})},
                     open=False,
                     name=f"aimon-postgres {self.endpoint}",
                 )
@@ -127,15 +122,26 @@ class PgPool:
         authentication failed ...)."""
         if not isinstance(exc, PoolTimeout):
             return translate(exc, BackendUnavailable, self.endpoint)
-        kwargs = {**self._kwargs, "autocommit": True, "connect_timeout": DIAGNOSTIC_CONNECT_TIMEOUT}
-        kwargs.setdefault("application_name", self._application_name)
         try:
-            conn = psycopg.Connection.connect(self._conninfo, **kwargs)
+            conn = psycopg.Connection.connect(
+                self._conninfo, **self._connect_kwargs(connect_timeout=DIAGNOSTIC_CONNECT_TIMEOUT)
+            )
         except psycopg.Error as direct:
             found = translate(direct, BackendUnavailable, self.endpoint)
             return type(found)(f"{found} (no pooled connection within {self._timeout:g} s)")
         conn.close()  # reachable again: the pool's own timeout is the error
         return translate(exc, BackendUnavailable, self.endpoint)
+
+    def _connect_kwargs(self, connect_timeout: int | None = None) -> dict[str, Any]:
+        """psycopg's arguments for a connection this pool opens: a borrowed pool's own, then autocommit, the
+        bundle's ``application_name`` and a connect timeout (``connect_timeout``, else the pool's timeout
+        in whole seconds, at least 1) unless the borrowed pool set them."""
+        kwargs: dict[str, Any] = {**self._kwargs, "autocommit": True}
+        kwargs.setdefault("application_name", self._application_name)
+        if connect_timeout is not None:
+            kwargs["connect_timeout"] = connect_timeout
+        kwargs.setdefault("connect_timeout", max(1, round(self._timeout)))
+        return kwargs
 
     def failures(self, family: type[AimonStorageError], action: str) -> translated:
         """The translator a service wraps around a driver call (:mod:`aimon_mongo.services`): psycopg
@@ -163,11 +169,8 @@ class PgPool:
     def dedicated(self, family: type[AimonStorageError]) -> psycopg.Connection[Any]:
         """A new autocommit connection outside the pool (LISTEN state is bound to one connection), to
         ``listen_dsn`` when one was given."""
-        kwargs = {**self._kwargs, "autocommit": True}
-        kwargs.setdefault("connect_timeout", max(1, round(self._timeout)))
-        kwargs.setdefault("application_name", self._application_name)
         try:
-            return psycopg.Connection.connect(self._listen_conninfo, **kwargs)
+            return psycopg.Connection.connect(self._listen_conninfo, **self._connect_kwargs())
         except psycopg.Error as exc:
             raise translate(exc, family, self.listen_endpoint) from exc
 
