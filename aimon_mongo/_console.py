@@ -4,13 +4,20 @@ This module imports nothing heavy, so a Ctrl-C while the command's own imports r
 pydantic take a second or two) is caught here too; once the command has finished, further Ctrl-C are
 ignored, so none can land in the interpreter's exit handlers (PyMongo joins its threads there) and print
 "Exception ignored in atexit callback".
+
+A Ctrl-C can also land while Python runs a callback it cannot raise out of (the weak-reference callback
+of the import lock, a ``__del__``): Python would print "Exception ignored in: ..." with a traceback and
+drop the interrupt. :func:`_unraisable` takes such a ``KeyboardInterrupt`` instead: nothing is printed
+and the interrupt is delivered again, so it stops the command as any other Ctrl-C does.
 """
 
 from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Any
 
 EXIT_INTERRUPTED = 130
 _reported: list[bool] = []
@@ -18,17 +25,58 @@ _reported: list[bool] = []
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``aimon-mongo`` command; returns its exit code."""
+
+    def command() -> int:
+        from aimon_mongo.cli import main as cli_main
+
+        return cli_main(argv)
+
+    return interruptible(command)
+
+
+def interruptible(command: Callable[[], int]) -> int:
+    """Run ``command`` so that a Ctrl-C at any moment ends it with one line and :data:`EXIT_INTERRUPTED`."""
+    if hasattr(signal, "setitimer"):  # not on Windows: there Python reports such an interrupt itself
+        signal.signal(signal.SIGALRM, _deliver)
+        sys.unraisablehook = _unraisable
     try:
         try:
-            from aimon_mongo.cli import main as cli_main
-
-            code = cli_main(argv)
+            code = command()
         finally:
             quiet()
     except KeyboardInterrupt:  # also one that was pending when quiet() ran
         interrupted()
         code = EXIT_INTERRUPTED
     return code
+
+
+_AGAIN_S = 0.005
+"""How soon an interrupt Python could not raise is delivered again (a timer, so that it is raised after
+the callback has returned, not inside it or inside this module's hook)."""
+
+
+def _unraisable(unraisable: Any) -> None:
+    """A ``KeyboardInterrupt`` Python could not raise (it landed in a callback): deliver it again, where
+    it can be raised, instead of printing it and dropping it; anything else is Python's to report."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        _deliver_later()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def _deliver_later() -> None:
+    signal.setitimer(signal.ITIMER_REAL, _AGAIN_S)
+
+
+def _deliver(_signum: int, frame: FrameType | None) -> None:
+    """The timer of :func:`_deliver_later`: raise the interrupt, unless the command is already ending
+    (Ctrl-C is ignored by then) or the timer fired inside the hook itself (then try again)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        return
+    if frame is not None and frame.f_code in (_unraisable.__code__, _deliver_later.__code__):
+        _deliver_later()
+        return
+    raise KeyboardInterrupt
 
 
 def quiet() -> None:

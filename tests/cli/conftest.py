@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -25,6 +26,12 @@ from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).with_name("golden")
+
+
+def as_from_a_terminal() -> None:
+    """A child's ``preexec_fn``: Ctrl-C as a terminal delivers it. A test run started in the background
+    (``cmd &``) has SIGINT ignored, and a child that inherits that never sees one."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from pymongo import MongoClient
 from aimon_mongo.cli import get_app
 from aimon_mongo.mongo import ensure_schema
 from aimon_mongo.standin import free_port
-from tests.cli.conftest import ROOT, Cli, Run
+from tests.cli.conftest import ROOT, Cli, Run, as_from_a_terminal
 
 READ_ONLY = [
     ["vfs", "ls"],
@@ -210,9 +210,16 @@ def test_ctrl_c_at_any_moment_of_a_get_is_one_line(
     whole = max(durations)
     # from a third of the run on: a Ctrl-C in the interpreter's own first instants, before any module of
     # ours is imported, is Python's to report (on a loaded machine that start-up alone can take a second)
+    codes = []
     for fraction in (0.35, 0.5, 0.75, 0.9, 0.97, 1.0):
         proc = subprocess.Popen(
-            command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            command,
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=as_from_a_terminal,
         )
         time.sleep(whole * fraction)
         for _ in range(3):
@@ -226,11 +233,13 @@ def test_ctrl_c_at_any_moment_of_a_get_is_one_line(
         # 130 is what a shell reports for a Ctrl-C; CPython itself ends with -SIGINT (the shell shows 130
         # too) when the interrupt lands in its own finalisation, after our one line was written
         assert proc.returncode in (0, 130, -signal.SIGINT), (fraction, proc.returncode, err[-2000:])
+        codes.append(proc.returncode)
         assert "Traceback" not in err and "Exception ignored" not in err, (fraction, err[-2000:])
         assert lines in ([], ["aimon-mongo: interrupted"]), (fraction, lines)
         assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
         if (tmp_path / "out.bin").exists():
             assert (tmp_path / "out.bin").stat().st_size == big.stat().st_size  # complete, never truncated
+    assert 130 in codes, codes  # the early moments at least were interrupted, not finished
 
 
 # --- 12: polish --------------------------------------------------------------------------------------
