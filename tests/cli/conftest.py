@@ -28,10 +28,18 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).with_name("golden")
 
 
-def as_from_a_terminal() -> None:
-    """A child's ``preexec_fn``: Ctrl-C as a terminal delivers it. A test run started in the background
-    (``cmd &``) has SIGINT ignored, and a child that inherits that never sees one."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+@pytest.fixture
+def terminal_sigint() -> Iterator[None]:
+    """Children started by the test get Ctrl-C as from a terminal. A test run started in the background
+    (``cmd &``) has SIGINT ignored, and a child inherits that and never sees one; a handler set here is
+    reset to the default in the child by exec (a ``preexec_fn`` would do it in the forked child, which the
+    test process's PyMongo threads make unsafe)."""
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if ignored:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @dataclass(frozen=True)

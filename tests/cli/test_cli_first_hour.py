@@ -22,7 +22,7 @@ from pymongo import MongoClient
 from aimon_mongo.cli import get_app
 from aimon_mongo.mongo import ensure_schema
 from aimon_mongo.standin import free_port
-from tests.cli.conftest import ROOT, Cli, Run, as_from_a_terminal
+from tests.cli.conftest import ROOT, Cli, Run
 
 READ_ONLY = [
     ["vfs", "ls"],
@@ -192,6 +192,7 @@ def test_a_negative_timeout_is_a_usage_error_about_the_timeout() -> None:
     assert "--timeout-ms" in result.stderr and "URI" not in result.stderr
 
 
+@pytest.mark.usefixtures("terminal_sigint")
 def test_ctrl_c_at_any_moment_of_a_get_is_one_line(
     cli: Cli, mongo_uri: str, mongo_db_name: str, tmp_path: Path
 ) -> None:
@@ -213,13 +214,7 @@ def test_ctrl_c_at_any_moment_of_a_get_is_one_line(
     codes = []
     for fraction in (0.35, 0.5, 0.75, 0.9, 0.97, 1.0):
         proc = subprocess.Popen(
-            command,
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=as_from_a_terminal,
+            command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         time.sleep(whole * fraction)
         for _ in range(3):

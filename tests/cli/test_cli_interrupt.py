@@ -7,7 +7,9 @@ import subprocess
 import sys
 import textwrap
 
-from tests.cli.conftest import ROOT, as_from_a_terminal
+import pytest
+
+from tests.cli.conftest import ROOT
 
 _PROGRAM = textwrap.dedent(
     """
@@ -34,16 +36,10 @@ _PROGRAM = textwrap.dedent(
 
 
 def _run(program: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", program],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        preexec_fn=as_from_a_terminal,
-    )
+    return subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.usefixtures("terminal_sigint")
 def test_an_interrupt_inside_a_callback_stops_the_command_with_one_line() -> None:
     done = _run(_PROGRAM)
     assert done.returncode == 130, (done.returncode, done.stderr)
