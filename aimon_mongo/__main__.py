@@ -1,5 +1,5 @@
 """``python -m aimon_mongo`` runs the ``aimon-mongo`` command."""
 
-from aimon_mongo._console import run
+from aimon_mongo.cli_entry import run
 
 run()

@@ -4,18 +4,13 @@ An explicit value (``--uri``, a ``uri=`` argument) wins; then ``AIMON_MONGODB_UR
 The library's convenience constructors, the CLI, the demo, the examples and the fsspec filesystem all ask
 :func:`resolve_mongodb_uri`, so a user sets one variable and every path agrees on it; with none of them set,
 the constructors and the CLI use :data:`DEFAULT_URI` and the demo and the examples start a local stand-in.
+A client is built by :mod:`aimon_mongo.mongo.clients`.
 """
 
 from __future__ import annotations
 
 import os
-import warnings
-from collections.abc import Callable
-from typing import Any, Final, TypeVar
-
-from aimon_mongo.errors import InvalidArgumentError
-
-C = TypeVar("C")
+from typing import Final
 
 URI_ENV: Final = "AIMON_MONGODB_URI"
 """The project's own variable: checked first after an explicit value."""
@@ -60,19 +55,3 @@ own default host and port)."""
 def mongodb_uri_or_default(explicit: str | None = None) -> str:
     """:func:`resolve_mongodb_uri`, or :data:`DEFAULT_URI` when nothing is configured."""
     return resolve_mongodb_uri(explicit) or DEFAULT_URI
-
-
-def open_mongo_client(factory: Callable[..., C], uri: str, *, strict_options: bool = False, **options: Any) -> C:
-    """``factory(uri, **options)`` — a PyMongo client class — with an unusable connection string refused as
-    :class:`~aimon_mongo.errors.InvalidArgumentError` ``invalid MongoDB URI: <PyMongo's reason>`` (the
-    reason names the part at fault, never the whole string, so no password is shown). ``strict_options``:
-    an option value PyMongo cannot use and would ignore with a warning (``tls=maybe``) is refused too."""
-    from pymongo.errors import ConfigurationError  # here: this module stays importable without PyMongo loaded
-
-    try:
-        with warnings.catch_warnings():
-            if strict_options:
-                warnings.simplefilter("error", UserWarning)
-            return factory(uri, **options)
-    except (ConfigurationError, ValueError, UserWarning) as exc:  # InvalidURI is a ConfigurationError
-        raise InvalidArgumentError(f"invalid MongoDB URI: {exc}") from exc

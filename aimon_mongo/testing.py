@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 NODE_ID = "test-node"
 """The node id of the bundles the fixtures build."""
 DATABASE_PREFIX = "aimon_test_"
+STANDIN_TIMEOUT_MS = 20_000
+"""Server selection of the fixtures' clients: a stand-in busy with a slow test answers late, not never."""
 
 
 @pytest.fixture
@@ -79,9 +81,9 @@ def aimon_mongo_uri() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def _aimon_mongo_client(aimon_mongo_uri: str) -> Iterator[MongoClient[dict[str, Any]]]:
-    from pymongo import MongoClient
+    from aimon_mongo.mongo.clients import mongo_client
 
-    client: MongoClient[dict[str, Any]] = MongoClient(aimon_mongo_uri, tz_aware=True)
+    client = mongo_client(aimon_mongo_uri, timeout_ms=STANDIN_TIMEOUT_MS)
     yield client
     client.close()
 

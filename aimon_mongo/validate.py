@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from aimon_mongo.codec._stored import MAX_JSON_DEPTH
 from aimon_mongo.codec.inbound import OPTIONS_MAX_DEPTH
+from aimon_mongo.codec.stored_fields import MAX_JSON_DEPTH
 from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.model.inbound import InboundMessage
 from aimon_mongo.model.lease import Lease

@@ -10,15 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from pymongo import MongoClient
-from pymongo.errors import ConfigurationError, InvalidURI
 from pymongo.synchronous.database import Database
-from pymongo.uri_parser import parse_uri, split_hosts
 from rich.console import Console
 
 from aimon_mongo import names
 from aimon_mongo.cli._errors import CommandFailed
-from aimon_mongo.connection import DEFAULT_URI, open_mongo_client
+from aimon_mongo.connection import DEFAULT_URI
 from aimon_mongo.errors import InvalidArgumentError
+from aimon_mongo.mongo.clients import mongo_client, uri_hosts
 
 if TYPE_CHECKING:
     from aimon_mongo.mongo import MongoSessionBackends
@@ -59,9 +58,7 @@ class CliContext:
             try:
                 # PyMongo warns about an option value it cannot use (tls=maybe) and ignores the option:
                 # for a command that is a mistake to report, not a warning to print and carry on.
-                self._client = open_mongo_client(
-                    MongoClient, self.uri, strict_options=True, serverSelectionTimeoutMS=self.timeout_ms, tz_aware=True
-                )
+                self._client = mongo_client(self.uri, timeout_ms=self.timeout_ms, strict_options=True)
             except InvalidArgumentError as exc:
                 raise CommandFailed(str(exc)) from None
         return self._client
@@ -116,12 +113,7 @@ class CliContext:
 
     def hosts(self) -> str:
         """``host:port`` list of the configured URI (credentials never shown)."""
-        try:
-            # MongoClient also takes a bare host list ("host:port,host2")
-            nodes = parse_uri(self.uri)["nodelist"] if "://" in self.uri else split_hosts(self.uri)
-        except (InvalidURI, ValueError, ConfigurationError):
-            return "<invalid URI>"
-        return ", ".join(f"{host}:{port}" for host, port in nodes)
+        return uri_hosts(self.uri)
 
     def close(self) -> None:
         """Close what this invocation opened (the stores, then the client)."""

@@ -90,7 +90,7 @@ def _unreachable(exc: BackendUnavailable) -> bool:
 def interrupted(ctx: Any) -> None:
     """Ctrl-C: say so in one line and close what the command opened, ignoring a second Ctrl-C meanwhile
     (else it lands in the interpreter's exit handlers, which print a traceback of their own)."""
-    from aimon_mongo._console import interrupted as say_interrupted
+    from aimon_mongo.cli_entry import interrupted as say_interrupted
 
     say_interrupted()
     if ctx is not None:

@@ -24,8 +24,9 @@ from pydantic import ValidationError
 
 from aimon_mongo import names as n
 from aimon_mongo.codec._fields import stored_texts
-from aimon_mongo.codec._stored import (
-    compact_json,
+from aimon_mongo.codec.instant import format_instant
+from aimon_mongo.codec.json_text import compact_json
+from aimon_mongo.codec.stored_fields import (
     enum_member,
     instant,
     integer,
@@ -37,7 +38,6 @@ from aimon_mongo.codec._stored import (
     required_id,
     required_str,
 )
-from aimon_mongo.codec.instant import format_instant
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.idempotency import CompletionReason, IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.stored.idempotency import MongoIdempotencyDocument, RedisIdempotencyValue, TurnResultJson

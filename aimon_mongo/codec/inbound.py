@@ -30,15 +30,10 @@ from bson import ObjectId
 from pydantic import ValidationError
 
 from aimon_mongo.codec import submit_options, user_input
-from aimon_mongo.codec._fields import (
-    as_utc,
-    compact_json,
-    json_type,
-    parse_json,
-    text_map,
-)
+from aimon_mongo.codec._fields import json_type, text_map
 from aimon_mongo.codec._shown import found, shown
-from aimon_mongo.codec.instant import format_instant, parse_instant
+from aimon_mongo.codec.instant import as_utc, format_instant, parse_instant
+from aimon_mongo.codec.json_text import compact_json, parse_json
 from aimon_mongo.codec.principal import decode_principal, encode_principal
 from aimon_mongo.errors import CodecError, InvalidArgumentError
 from aimon_mongo.model._base import is_blank

@@ -16,8 +16,9 @@ from typing import Any
 from bson import ObjectId
 
 from aimon_mongo import names as n
-from aimon_mongo.codec._fields import compact_json, log_name
+from aimon_mongo.codec._fields import log_name
 from aimon_mongo.codec.inbound import from_json_envelope, from_mongo_document, recover_address
+from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.errors import CodecError, InvalidArgumentError
 from aimon_mongo.model.batch import UnreadableEntry
 from aimon_mongo.model.inbound import InboundMessage

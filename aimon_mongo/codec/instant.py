@@ -12,11 +12,43 @@ numeric offset; anything else, including non-ASCII digits and offsets of a day o
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from aimon_mongo.codec._shown import shown
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.instant import Instant, with_nanos
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND = timedelta(milliseconds=1)
+
+
+def as_utc(value: datetime) -> datetime:
+    """An aware UTC datetime; a naive one is read as UTC (how PyMongo returns BSON dates without
+    ``tz_aware``). A datetime that has no UTC form refuses with :class:`CodecError`."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    if value.tzinfo is UTC:
+        return value
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise CodecError("datetime is outside the representable UTC range") from None
+
+
+def to_millis(value: datetime) -> datetime:
+    """``value`` truncated to the millisecond, the precision BSON stores dates with."""
+    return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
+
+
+def epoch_millis(value: datetime) -> int:
+    """An aware datetime as milliseconds since the Unix epoch (truncated)."""
+    return (value - _EPOCH) // _MILLISECOND
+
+
+def from_epoch_millis(millis: int) -> datetime:
+    """Milliseconds since the Unix epoch (a server clock's) as an aware UTC datetime."""
+    return _EPOCH + timedelta(milliseconds=int(millis))
+
 
 _ISO = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.([0-9]{1,9}))?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})",

@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 from aimon_mongo import names as n
 from aimon_mongo.codec._fields import stored_texts
-from aimon_mongo.codec._stored import (
-    compact_json,
+from aimon_mongo.codec.json_text import compact_json
+from aimon_mongo.codec.stored_fields import (
     enum_member,
     json_object,
     parse_json_object,

@@ -22,8 +22,10 @@ from pydantic import ValidationError
 
 from aimon_mongo import names as n
 from aimon_mongo.codec._fields import stored_texts
-from aimon_mongo.codec._stored import (
-    compact_json,
+from aimon_mongo.codec.instant import format_instant
+from aimon_mongo.codec.json_text import compact_json
+from aimon_mongo.codec.principal import decode_principal, encode_principal
+from aimon_mongo.codec.stored_fields import (
     enum_member,
     instant,
     optional_instant,
@@ -34,8 +36,6 @@ from aimon_mongo.codec._stored import (
     required_id,
     required_str,
 )
-from aimon_mongo.codec.instant import format_instant
-from aimon_mongo.codec.principal import decode_principal, encode_principal
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.task import BackgroundTask, TaskState
 from aimon_mongo.stored.background_task import MongoBackgroundTaskDocument, RedisBackgroundTaskValue

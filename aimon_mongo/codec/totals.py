@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from aimon_mongo import names as n
-from aimon_mongo.codec._stored import compact_json, optional_int, parse_json_object, require_object
+from aimon_mongo.codec.json_text import compact_json
+from aimon_mongo.codec.stored_fields import optional_int, parse_json_object, require_object
 from aimon_mongo.model.record import SessionTotals
 from aimon_mongo.stored.session_record import SessionTotalsJson
 

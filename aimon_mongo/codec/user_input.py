@@ -23,7 +23,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from aimon_mongo import names as n
-from aimon_mongo.codec._fields import clip, coerce_text, compact_json, json_type, log_name, parse_json
+from aimon_mongo.codec._fields import clip, coerce_text, json_type, log_name
+from aimon_mongo.codec.json_text import base64_text, compact_json, parse_json
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.user_input import (
     MAX_NESTING,
@@ -56,15 +57,15 @@ def _encode(inp: UserInput, depth: int) -> UserInputJson:
     if isinstance(inp, TextInput):
         return {n.UI_TYPE: n.UI_TAG_TEXT, n.UI_TEXT: inp.text}
     if isinstance(inp, ImageInput):
-        return {n.UI_TYPE: n.UI_TAG_IMAGE, n.UI_MIME_TYPE: inp.mime_type, n.UI_DATA: _b64(inp.data)}
+        return {n.UI_TYPE: n.UI_TAG_IMAGE, n.UI_MIME_TYPE: inp.mime_type, n.UI_DATA: base64_text(inp.data)}
     if isinstance(inp, AudioInput):
-        return {n.UI_TYPE: n.UI_TAG_AUDIO, n.UI_MIME_TYPE: inp.mime_type, n.UI_DATA: _b64(inp.data)}
+        return {n.UI_TYPE: n.UI_TAG_AUDIO, n.UI_MIME_TYPE: inp.mime_type, n.UI_DATA: base64_text(inp.data)}
     if isinstance(inp, FileInput):
         return {
             n.UI_TYPE: n.UI_TAG_FILE,
             n.UI_MIME_TYPE: inp.mime_type,
             n.UI_FILE_NAME: inp.file_name,
-            n.UI_DATA: _b64(inp.data),
+            n.UI_DATA: base64_text(inp.data),
         }
     if isinstance(inp, MultimodalInput):
         if depth >= MAX_NESTING:
@@ -172,10 +173,6 @@ def _data(obj: Mapping[str, Any]) -> bytes:
         return binascii.a2b_base64(text, strict_mode=True)
     except (binascii.Error, ValueError):
         raise CodecError("Invalid base64 payload in field 'data'") from None
-
-
-def _b64(data: bytes) -> str:
-    return binascii.b2a_base64(data, newline=False).decode("ascii")
 
 
 def _first_error(exc: ValidationError) -> str:

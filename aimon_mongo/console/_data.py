@@ -19,6 +19,7 @@ from aimon_mongo.model import BackgroundTask, TaskQuery
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.model.vfs import FileInfo, FsckReport, Usage
 from aimon_mongo.mongo import MongoSessionBackends, overview
+from aimon_mongo.mongo.clients import mongo_client
 from aimon_mongo.snapshots import DEFAULT_SNAPSHOT_BASE_DIR, SnapshotEntry, VfsSessionSnapshotStore
 from aimon_mongo.snapshots.envelope import EnvelopeError, StoredEnvelope, decode_snapshot, read_envelope
 from aimon_mongo.snapshots.model import SessionSnapshot
@@ -52,7 +53,7 @@ class ConsoleData:
     @property
     def client(self) -> MongoClient[dict[str, Any]]:
         if self._client is None:
-            self._client = MongoClient(self.uri, serverSelectionTimeoutMS=self.timeout_ms, tz_aware=True)
+            self._client = mongo_client(self.uri, timeout_ms=self.timeout_ms)
         return self._client
 
     @property

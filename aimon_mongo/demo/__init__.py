@@ -23,6 +23,7 @@ from rich.rule import Rule
 
 from aimon_mongo.connection import resolve_mongodb_uri, uri_source
 from aimon_mongo.demo.scenario import DemoError, Narrator, previous_run, run_scenario
+from aimon_mongo.mongo.clients import mongo_client, uri_hosts
 from aimon_mongo.snapshots import SessionSnapshot
 from aimon_mongo.standin import mongodb_or_standin
 from aimon_mongo.standin.cli import DATA_FILE
@@ -79,12 +80,6 @@ class SilentNarrator:
         pass
 
 
-def _hosts(uri: str) -> str:
-    from pymongo.uri_parser import parse_uri
-
-    return ", ".join(f"{host}:{port}" for host, port in parse_uri(uri)["nodelist"])
-
-
 def run_demo(
     uri: str | None = None,
     *,
@@ -123,13 +118,13 @@ def run_demo(
             where = f"MongoDB deployment (from {'--uri' if uri else uri_source()})"
         if not as_json:
             out.rule("[bold]aimon-mongo demo[/bold]")
-            out.print(f"MongoDB: {where} at {_hosts(target)}", highlight=False)
+            out.print(f"MongoDB: {where} at {uri_hosts(target)}", highlight=False)
             layout = f"[bold]{session_db}[/bold]" + (
                 f" (session stores) and [bold]{files_db}[/bold] (files)" if files_db != session_db else ""
             )
             fresh = "fresh for this run; repeated runs never collide" if database is None else "named by you"
             out.print(f"database: {layout} ({fresh})", highlight=False)
-        client: MongoClient[dict[str, Any]] = MongoClient(target, tz_aware=True, serverSelectionTimeoutMS=timeout_ms)
+        client: MongoClient[dict[str, Any]] = mongo_client(target, timeout_ms=timeout_ms)
         try:
             if previous_run(client, session_db):
                 raise DemoError(
@@ -145,7 +140,7 @@ def run_demo(
     summary = {
         "database": session_db,
         "vfs_database": files_db,
-        "mongodb": {"standin": server is not None, "hosts": _hosts(target)},
+        "mongodb": {"standin": server is not None, "hosts": uri_hosts(target)},
         "dropped": drop,
         **summary,
         "ok": True,

@@ -25,7 +25,8 @@ from bson import ObjectId
 from bson.int64 import Int64
 
 from aimon_mongo import names as n
-from aimon_mongo.codec._stored import (
+from aimon_mongo.codec.idempotency import ttl_millis
+from aimon_mongo.codec.stored_fields import (
     instant,
     json_object,
     optional_instant,
@@ -35,7 +36,6 @@ from aimon_mongo.codec._stored import (
     required_id,
     required_str,
 )
-from aimon_mongo.codec.idempotency import ttl_millis
 from aimon_mongo.codec.totals import decode_totals
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model import TaskQuery, TaskState

@@ -6,7 +6,7 @@ from pymongo.errors import ConnectionFailure, DocumentTooLarge, PyMongoError
 
 from aimon_mongo.errors import BackendUnavailable
 from aimon_mongo.mongo.unreachable import describe_unreachable
-from aimon_mongo.services.failures import Translator
+from aimon_mongo.services.failures import Translator, cause_text
 
 
 class failures(Translator):  # lower case: used like a function, ``with failures(Family, "what"):``
@@ -29,9 +29,4 @@ class failures(Translator):  # lower case: used like a function, ``with failures
             return  # not PyMongo's: it propagates unchanged
         if isinstance(exc, ConnectionFailure):
             raise BackendUnavailable(f"MongoDB unreachable during {self.action}: {describe_unreachable(exc)}") from exc
-        raise self.family(f"{self.action} failed: {type(exc).__name__}: {_short(exc)}") from exc
-
-
-def _short(exc: PyMongoError) -> str:
-    text = str(exc)
-    return text if len(text) <= 300 else text[:300] + "…"
+        raise self.family(f"{self.action} failed: {cause_text(exc)}") from exc

@@ -13,7 +13,7 @@ from typing import Any
 from redis import exceptions as rx
 
 from aimon_mongo.errors import BackendUnavailable
-from aimon_mongo.services.failures import Translator
+from aimon_mongo.services.failures import Translator, brief
 from aimon_mongo.services.fencing import Stale
 
 log = logging.getLogger(__name__)
@@ -63,10 +63,10 @@ class translated(Translator):
     def translate(self, exc: BaseException) -> None:
         if isinstance(exc, rx.ConnectionError | rx.TimeoutError | ConnectionError | TimeoutError):
             raise BackendUnavailable(
-                f"Redis at {self.endpoint} is not reachable ({self.action}): {_brief(exc)}"
+                f"Redis at {self.endpoint} is not reachable ({self.action}): {brief(exc)}"
             ) from exc
         if isinstance(exc, rx.RedisError):
-            raise self.family(f"Redis {self.action} failed: {_brief(exc)}") from exc
+            raise self.family(f"Redis {self.action} failed: {brief(exc)}") from exc
 
 
 def stale_fence(exc: BaseException) -> Stale | None:
@@ -77,8 +77,3 @@ def stale_fence(exc: BaseException) -> Stale | None:
     tail = text.split(STALE_FENCE_MARK, 1)[1].split()
     highest = int(tail[0]) if tail and tail[0].isdigit() else None
     return Stale(highest)
-
-
-def _brief(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text if len(text) <= 300 else text[:300] + "…"

@@ -14,16 +14,9 @@ from collections.abc import Mapping
 from pydantic import ValidationError
 
 from aimon_mongo import names as n
-from aimon_mongo.codec._stored import (
-    compact_json,
-    instant,
-    integer,
-    json_object,
-    parse_json_object,
-    required_id,
-    required_str,
-)
 from aimon_mongo.codec.instant import format_instant
+from aimon_mongo.codec.json_text import compact_json
+from aimon_mongo.codec.stored_fields import instant, integer, json_object, parse_json_object, required_id, required_str
 from aimon_mongo.codec.totals import totals_from_json
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.record import LogSegment, SessionRecord

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 from aimon_mongo.errors import CodecError
 
 
@@ -23,13 +21,3 @@ def pairs(reply: list[bytes] | dict[bytes, bytes]) -> dict[str, bytes]:
     if isinstance(reply, dict):
         return {text(k, "field name"): v for k, v in reply.items()}
     return {text(reply[i], "field name"): reply[i + 1] for i in range(0, len(reply) - 1, 2)}
-
-
-def from_millis(millis: int) -> datetime:
-    """Epoch milliseconds (the server clock's) as an aware UTC datetime."""
-    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=int(millis))
-
-
-def to_millis(value: datetime) -> int:
-    """An aware datetime as epoch milliseconds (truncated)."""
-    return (value - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)

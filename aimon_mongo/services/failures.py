@@ -2,7 +2,8 @@
 
 A service wraps every driver call in ``with driver.failures(Family, "what it was doing"):``. Each backend
 supplies that one translator (MongoDB :class:`aimon_mongo.mongo.failures.failures`, Redis
-``AsyncRedisIO.guard``, PostgreSQL ``AsyncPgPool.failures``, memory :class:`no_failures`): its own
+``AsyncRedisIO.guard``, PostgreSQL ``AsyncPgPool.failures``, memory :class:`no_failures`; the filesystems'
+:class:`aimon_mongo.vfs.guard.backend_errors` is one too): its own
 driver's errors become :class:`~aimon_mongo.errors.BackendUnavailable` (the store is not there) or the
 capability's family the service names; errors of our own families pass through unchanged. So the error
 family and the words of every message are policy, written once in the service, and the knowledge of
@@ -22,6 +23,24 @@ class Failures(Protocol):
     """A backend's translator: ``failures(family, action)`` is a context manager (see the module text)."""
 
     def __call__(self, family: type[AimonStorageError], action: str) -> AbstractContextManager[None]: ...
+
+
+CAUSE_LIMIT = 300
+"""The longest driver message a translated error repeats."""
+
+
+def brief(exc: BaseException) -> str:
+    """A driver exception's message (its type name when it has none), cut to :data:`CAUSE_LIMIT`
+    characters."""
+    text = str(exc).strip() or type(exc).__name__
+    return text if len(text) <= CAUSE_LIMIT else text[:CAUSE_LIMIT] + "…"
+
+
+def cause_text(exc: BaseException) -> str:
+    """``<Type>: <message>`` of a driver exception (just ``<Type>`` when it has no message), cut to a
+    readable length; a driver's message never holds a payload or file content."""
+    text = brief(exc)
+    return type(exc).__name__ if text == type(exc).__name__ else f"{type(exc).__name__}: {text}"
 
 
 class Translator:

@@ -1,6 +1,7 @@
 """JSON text in and out the way the reference's Jackson codecs read and write it.
 
-Writing: compact (``,`` and ``:``), non-ASCII as is, control characters escaped with upper-case hex
+Built on the one JSON reader/writer (:mod:`aimon_mongo.codec.json_text`). Writing: compact (``,`` and ``:``),
+non-ASCII as is, control characters escaped with upper-case hex
 (``\\u001F``) as Jackson does; NaN and infinities refused. Reading: the first JSON value of the text
 (trailing text is ignored, as ``ObjectMapper.readTree`` does), NaN/Infinity literals refused, and the
 lenient scalar reads of Jackson's ``asText`` / ``asInt`` / ``asLong`` / ``asBoolean`` / ``hasNonNull``.
@@ -17,6 +18,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from aimon_mongo.codec.json_text import DECODER, NonStandardNumber, encode_compact
 from aimon_mongo.errors import SnapshotCodecError
 
 _LONG_MIN = -(2**63)
@@ -36,22 +38,15 @@ class JsonSyntaxError(MalformedError):
     """The text is not JSON (the message says where, never what)."""
 
 
-def _refuse_constant(name: str) -> Any:
-    raise JsonSyntaxError(f"non-standard number literal {name}")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-
-
 def loads(text: str) -> object:
     """The first JSON value of ``text``; ``None`` for blank text. Raises :class:`JsonSyntaxError`."""
     start = len(text) - len(text.lstrip())
     if start == len(text):
         return None
     try:
-        value, _ = _DECODER.raw_decode(text, start)
-    except JsonSyntaxError:
-        raise
+        value, _ = DECODER.raw_decode(text, start)
+    except NonStandardNumber as exc:
+        raise JsonSyntaxError(str(exc)) from None
     except json.JSONDecodeError as exc:
         raise JsonSyntaxError(f"not valid JSON ({exc.msg} at position {exc.pos})") from None
     except RecursionError:
@@ -63,7 +58,7 @@ def loads(text: str) -> object:
 
 def dumps(obj: object) -> str:
     """Compact JSON text of ``obj`` as Jackson writes it (raises ``ValueError`` for NaN, infinities)."""
-    return jackson_escapes(json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+    return jackson_escapes(encode_compact(obj))
 
 
 def jackson_escapes(text: str) -> str:

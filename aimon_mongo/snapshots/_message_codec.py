@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from aimon_mongo import names as n
+from aimon_mongo.codec.json_text import base64_text
 from aimon_mongo.errors import SnapshotCodecError
 from aimon_mongo.snapshots import _json as j
 from aimon_mongo.snapshots.message import (
@@ -102,7 +103,7 @@ def encode_block(block: ContentBlock) -> dict[str, Any]:
                 n.SNAP_BLOCK_TYPE: n.SNAP_BLOCK_TAG_IMAGE,
                 n.SNAP_BLOCK_MIME_TYPE: block.mime_type,
                 n.SNAP_BLOCK_SOURCE: n.SNAP_IMAGE_SOURCE_BASE64,
-                n.SNAP_BLOCK_DATA: _b64(block.data),
+                n.SNAP_BLOCK_DATA: base64_text(block.data),
             }
         return {
             n.SNAP_BLOCK_TYPE: n.SNAP_BLOCK_TAG_IMAGE,
@@ -113,7 +114,7 @@ def encode_block(block: ContentBlock) -> dict[str, Any]:
     out = {
         n.SNAP_BLOCK_TYPE: n.SNAP_BLOCK_TAG_DOCUMENT,
         n.SNAP_BLOCK_MIME_TYPE: block.mime_type,
-        n.SNAP_BLOCK_DATA: _b64(block.data),
+        n.SNAP_BLOCK_DATA: base64_text(block.data),
     }
     if block.file_name is not None:
         out[n.SNAP_BLOCK_FILE_NAME] = block.file_name
@@ -210,10 +211,6 @@ _PARTS: tuple[tuple[str, str, Callable[[object], Any]], ...] = (
     (n.SNAP_MSG_ARTIFACTS, "artifacts", _decode_artifact),
     (n.SNAP_MSG_REASONING, "reasoning", _decode_reasoning),
 )
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
 
 
 def decode_base64(text: str) -> bytes:

@@ -285,8 +285,9 @@ class StandinServer:
         self._drain.start()
 
     def _wait_for_ping(self, uri: str) -> None:
-        from pymongo import MongoClient
         from pymongo.errors import PyMongoError
+
+        from aimon_mongo.mongo.clients import mongo_client
 
         deadline = time.monotonic() + _START_TIMEOUT
         last: Exception | None = None
@@ -294,8 +295,7 @@ class StandinServer:
             if self._proc is not None and self._proc.poll() is not None:
                 raise StandinError(f"{self.kind} stand-in exited with code {self._proc.returncode}")
             try:
-                client: MongoClient[dict[str, object]]
-                with MongoClient(uri, serverSelectionTimeoutMS=1000) as client:
+                with mongo_client(uri, timeout_ms=1000) as client:
                     client.admin.command("ping")
                     return
             except PyMongoError as exc:

@@ -51,7 +51,9 @@ def _end_refused_commits() -> None:
     mongoeco 4.11 raises the conflict but keeps the refused transaction open on the session and its state
     registered in the engine; a later transaction's writes can then be attached to that stale state and be
     dropped by its commit, which still reports success. Aborting it on the refusal (the session's own abort)
-    restores mongod's behaviour: a refused commit leaves nothing behind.
+    restores mongod's behaviour: a refused commit leaves nothing behind. The refusal also gets what mongod
+    gives a write conflict, code 112 (``WriteConflict``) and the ``TransientTransactionError`` label, which is
+    what a client retries on (mongoeco's has neither).
     """
     from mongoeco.errors import OperationFailure
     from mongoeco.session import ClientSession
@@ -61,9 +63,12 @@ def _end_refused_commits() -> None:
     def commit_transaction(self):  # type: ignore[no-untyped-def]
         try:
             original(self)
-        except OperationFailure:
+        except OperationFailure as exc:
             if self.transaction_active:
                 self.abort_transaction()
+            if str(exc).startswith("Write conflict") and not exc.has_error_label("TransientTransactionError"):
+                # mongod answers a write conflict with code 112 and this label, which is what clients retry on
+                raise OperationFailure(str(exc), code=112, error_labels=("TransientTransactionError",)) from exc
             raise
 
     ClientSession.commit_transaction = commit_transaction

@@ -10,10 +10,11 @@ from typing import Any
 
 from bson import ObjectId
 
+from aimon_mongo.codec.instant import as_utc
 from aimon_mongo.model.vfs import DuplicateMarker, MissingChunks
 from aimon_mongo.names import GRIDFS_CHUNK_SIZE, GRIDFS_FILENAME, GRIDFS_LENGTH, GRIDFS_UPLOAD_DATE
 from aimon_mongo.vfs.listing import is_marker_name
-from aimon_mongo.vfs.records import EPOCH, as_utc
+from aimon_mongo.vfs.records import EPOCH
 
 
 @dataclass

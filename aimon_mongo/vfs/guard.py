@@ -1,47 +1,50 @@
-"""Translation of driver failures into the VFS error family (pure; used by both flavours)."""
+"""Translation of driver failures into the VFS error family (pure; used by both flavours).
+
+:class:`backend_errors` is a :class:`~aimon_mongo.services.failures.Translator`, the one translation mechanism
+the session stores use too: errors of our own families pass through, the listed driver errors become
+:class:`~aimon_mongo.errors.BackendConnectionError` (or :class:`~aimon_mongo.errors.VfsBackendUnavailable`),
+and anything else propagates unchanged.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-from aimon_mongo.errors import BackendConnectionError, VfsBackendUnavailable, VirtualFileSystemError, display_path
-
-_CAUSE_LIMIT = 300
+from aimon_mongo.errors import BackendConnectionError, VfsBackendUnavailable, display_path
+from aimon_mongo.services.failures import Translator, cause_text
 
 
-def cause_text(exc: BaseException) -> str:
-    """``<Type>: <message>`` of a driver exception, cut to a readable length (it never holds file content)."""
-    text = str(exc)
-    if len(text) > _CAUSE_LIMIT:
-        text = text[:_CAUSE_LIMIT] + "…"
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-@contextmanager
-def backend_errors(
-    errors: tuple[type[BaseException], ...],
-    action: str,
-    path: str | None,
-    backend_type: str,
-    unavailable: tuple[type[BaseException], ...] = (),
-) -> Iterator[None]:
+class backend_errors(Translator):  # lower case: used like a function, ``with backend_errors(...):``
     """Re-raise a driver exception from ``errors`` as ``BackendConnectionError("<action>: <path>: <cause>")``.
 
     An exception from ``unavailable`` (the store cannot be reached) becomes :class:`VfsBackendUnavailable`
-    saying ``MongoDB unreachable``, the words the session stores use. Errors of the VFS family pass through
-    unchanged; so does everything not listed in ``errors``. The driver's exception stays the ``__cause__``.
+    saying ``MongoDB unreachable``, the words the session stores use. Errors of our own families (the VFS
+    family among them) pass through unchanged; so does everything not listed in ``errors``. The driver's
+    exception stays the ``__cause__``.
     """
-    try:
-        yield
-    except VirtualFileSystemError:
-        raise
-    except errors as exc:
-        where = f": {display_path(path)}" if path is not None else ""
-        if unavailable and isinstance(exc, unavailable):
-            message = f"{action}{where}: {backend_type_name(backend_type)} unreachable ({cause_text(exc)})"
-            raise VfsBackendUnavailable(message, path, backend_type) from exc
-        raise BackendConnectionError(f"{action}{where}: {cause_text(exc)}", path, backend_type) from exc
+
+    __slots__ = ("backend_type", "errors", "path", "unavailable")
+
+    def __init__(
+        self,
+        errors: tuple[type[BaseException], ...],
+        action: str,
+        path: str | None,
+        backend_type: str,
+        unavailable: tuple[type[BaseException], ...] = (),
+    ) -> None:
+        super().__init__(BackendConnectionError, action)
+        self.errors = errors
+        self.path = path
+        self.backend_type = backend_type
+        self.unavailable = unavailable
+
+    def translate(self, exc: BaseException) -> None:
+        if not isinstance(exc, self.errors):
+            return
+        where = f": {display_path(self.path)}" if self.path is not None else ""
+        if self.unavailable and isinstance(exc, self.unavailable):
+            message = f"{self.action}{where}: {backend_type_name(self.backend_type)} unreachable ({cause_text(exc)})"
+            raise VfsBackendUnavailable(message, self.path, self.backend_type) from exc
+        raise BackendConnectionError(f"{self.action}{where}: {cause_text(exc)}", self.path, self.backend_type) from exc
 
 
 def backend_type_name(backend_type: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from aimon_mongo.codec.instant import format_instant
+from aimon_mongo.codec.instant import as_utc, format_instant
 from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.names import (
     VFS_ETAG_PREFIX,
@@ -43,16 +43,6 @@ _RESERVED_KEYS = frozenset(
 )
 # Stored timestamps have millisecond precision (BSON dates); a restamp moves a revision one tick later.
 TICK = timedelta(milliseconds=1)
-
-
-def as_utc(value: datetime) -> datetime:
-    """A stored timestamp as an aware UTC datetime (clients without ``tz_aware`` return naive UTC)."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def to_millis(value: datetime) -> datetime:
-    """Truncate to the millisecond, as BSON stores dates."""
-    return value.replace(microsecond=value.microsecond - value.microsecond % 1000)
 
 
 @dataclass(frozen=True, slots=True)

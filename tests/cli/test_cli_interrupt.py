@@ -14,7 +14,7 @@ from tests.cli.conftest import ROOT
 _PROGRAM = textwrap.dedent(
     """
     import sys, time, weakref
-    from aimon_mongo._console import interruptible
+    from aimon_mongo.cli_entry import interruptible
 
     class Held:
         pass

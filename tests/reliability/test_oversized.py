@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from aimon_mongo.codec._stored import MAX_JSON_DEPTH
+from aimon_mongo.codec.stored_fields import MAX_JSON_DEPTH
 from aimon_mongo.errors import AimonStorageError, InvalidArgumentError, InvalidPathError, VfsFileNotFoundError
 from aimon_mongo.model import SubmitOptions
 from aimon_mongo.model.record import SessionTotals

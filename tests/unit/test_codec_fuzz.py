@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aimon_mongo.codec import user_input
-from aimon_mongo.codec._fields import parse_json
 from aimon_mongo.codec.inbound import (
     from_json_envelope,
     from_mongo_document,
@@ -24,6 +23,7 @@ from aimon_mongo.codec.inbound import (
     to_json_envelope,
     to_mongo_document,
 )
+from aimon_mongo.codec.json_text import parse_json
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model import InboundMessage
 from tests import strategies as s

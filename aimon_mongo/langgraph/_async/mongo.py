@@ -4,18 +4,18 @@ Layout in ``aimon_mongo/langgraph/documents.py``. One ``put`` is one ``insert_on
 of its large values); one ``put_writes`` is one pipeline update; ``get_tuple`` is one query, plus one for
 values introduced by earlier checkpoints that the value cache does not hold.
 
-Fenced writes (through a writer from ``aclaim_write_ownership``) run in a transaction whose first
-statement updates the thread document only if its ``fencing_token`` is not above the writer's token and
-always modifies it (``write_seq``). A claim raises that same field before it returns, so the two writes
-conflict on one document: either the write commits first (it was the owner's) or it sees the raised
+Fenced writes (through a writer from ``aclaim_write_ownership``) run in a transaction (the one helper,
+:mod:`aimon_mongo.mongo._async.transactions`) whose first statement is the one fence mechanism
+(:mod:`aimon_mongo.mongo._async.fences`): it updates the thread document only if its ``fencing_token`` is not
+above the writer's token and always modifies it (``write_seq``). A claim raises that same field
+(:func:`~aimon_mongo.mongo._async.fences.raise_fence`) before it returns, so the two writes conflict on one
+document: either the write commits first (it was the owner's) or it sees the raised
 fence and aborts, having written nothing. Transactions need a replica set or a sharded cluster; on a
 server without them the claim itself is refused.
 """
 
 from __future__ import annotations
 
-import asyncio  # sync: drop
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -26,7 +26,7 @@ from pymongo import ASCENDING, DESCENDING, ReplaceOne, ReturnDocument
 from pymongo.asynchronous.client_session import AsyncClientSession
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.asynchronous.mongo_client import AsyncMongoClient
-from pymongo.errors import DuplicateKeyError, OperationFailure, PyMongoError
+from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from aimon_mongo import names as n
 from aimon_mongo._async.ports import AsyncSessionLeaseStore
@@ -52,19 +52,22 @@ from aimon_mongo.langgraph.records import (
     StoredValue,
     ThreadInfo,
 )
-from aimon_mongo.mongo._async.backends import AsyncMongoSessionBackends
+from aimon_mongo.mongo._async.chunks import AsyncChunkReader, AsyncChunkWriter, MissingChunks
+from aimon_mongo.mongo._async.fences import advance_fence, highest_token, raise_fence
+from aimon_mongo.mongo._async.leases import AsyncMongoSessionLeaseStore
+from aimon_mongo.mongo._async.transactions import TransactionsRefused, run_in_transaction
+from aimon_mongo.mongo.clients import open_client
 from aimon_mongo.mongo.documents import NOW, literal, now_plus
+from aimon_mongo.mongo.durability import MAJORITY, durable
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.validate import require_id, require_instance
 
-_CHUNK_BATCH_BYTES = 8 * 1024 * 1024
 _STALE_SWEEP = timedelta(minutes=10)
-_TRANSACTION_DEADLINE = 20.0  # seconds of retrying a transaction that conflicts (a claim racing a write)
+_TRANSACTION_ATTEMPTS = 40  # a transaction that conflicts (a claim racing a write): ~9 s of retries in all
+_FIRST_BACKOFF = 0.005
 _ID = n.F_ID
 # Always modifies the thread document (so a racing claim conflicts); $toLong keeps it int64 on every server.
-_NEXT_WRITE_SEQ = {
-    "$set": {n.LG_F_WRITE_SEQ: {"$toLong": {"$add": [{"$ifNull": ["$" + n.LG_F_WRITE_SEQ, Int64(0)]}, Int64(1)]}}}
-}
+_NEXT_WRITE_SEQ = {n.LG_F_WRITE_SEQ: {"$toLong": {"$add": [{"$ifNull": ["$" + n.LG_F_WRITE_SEQ, Int64(0)]}, Int64(1)]}}}
 _Body = Callable[[AsyncClientSession | None], Awaitable[None]]  # sync: _Body = Callable[[ClientSession | None], None]
 
 
@@ -95,26 +98,15 @@ class AsyncMongoCheckpointDriver:
 
     # --- fenced and retention-aware writes --------------------------------------------------------
 
-    async def _transaction(self, thread_id: str, body: _Body) -> None:
-        """Run ``body`` in a transaction, retrying on transient conflicts (a claim racing the write)."""
-        deadline = time.monotonic() + _TRANSACTION_DEADLINE
-        delay = 0.005
-        while True:
-            try:
-                async with self._client.start_session() as session:
-                    async with await session.start_transaction():
-                        await body(session)
-                return
-            except OperationFailure as exc:
-                if exc.code == 20:  # IllegalOperation: no transactions on a standalone server
-                    raise WriteOwnershipError(
-                        "fenced writes need MongoDB transactions (a replica set or a sharded cluster)"
-                    ) from exc
-                transient = exc.has_error_label("TransientTransactionError") or exc.code == 112
-                if (not transient and "conflict" not in str(exc).lower()) or time.monotonic() > deadline:
-                    raise
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.25)
+    async def _transaction(self, body: _Body) -> None:
+        """Run ``body`` in a transaction, retrying transient conflicts (a claim racing the write) up to
+        :data:`_TRANSACTION_ATTEMPTS` times."""
+        try:
+            await run_in_transaction(self._client, body, attempts=_TRANSACTION_ATTEMPTS, backoff=_FIRST_BACKOFF)
+        except TransactionsRefused as exc:
+            raise WriteOwnershipError(
+                "fenced writes need MongoDB transactions (a replica set or a sharded cluster)"
+            ) from exc
 
     async def _fenced(
         self,
@@ -125,25 +117,27 @@ class AsyncMongoCheckpointDriver:
         write: _Body,
     ) -> None:
         async def body(session: AsyncClientSession | None) -> None:
-            result = await self.threads_collection.update_one(
-                {_ID: thread_id, n.LG_F_FENCING_TOKEN: {"$lte": Int64(token)}},
-                [_NEXT_WRITE_SEQ],
+            stale = await advance_fence(
+                self.threads_collection,
+                thread_id,
+                token,
+                field=n.LG_F_FENCING_TOKEN,
+                create=False,
+                also=_NEXT_WRITE_SEQ,
                 session=session,
             )
-            if result.matched_count == 0:
-                raise StaleWriteOwnerError(thread_id, token, None)
+            if stale is not None:
+                raise StaleWriteOwnerError(thread_id, token, stale.highest)
             if touch is not None and not await self._refresh(thread_id, touch, session):
                 raise ThreadExpiredError(thread_id)
             await write(session)
 
         try:
-            await self._transaction(thread_id, body)
-        except StaleWriteOwnerError:
-            raise StaleWriteOwnerError(thread_id, token, await self.fence(thread_id)) from None
+            await self._transaction(body)
         except ThreadExpiredError:
             assert touch is not None
             await self._revive_or_refuse(thread_id, touch, keep)  # outside: deletes, then retry once
-            await self._transaction(thread_id, body)
+            await self._transaction(body)
 
     async def _refresh(self, thread_id: str, touch: Touch, session: AsyncClientSession | None) -> bool:
         """Set ``expires_at`` = server now + ttl on a live (or new) thread; False when it expired."""
@@ -243,18 +237,14 @@ class AsyncMongoCheckpointDriver:
 
     async def raise_fence(self, thread_id: str, token: int) -> None:
         async def body(session: AsyncClientSession | None) -> None:
-            await self.threads_collection.update_one(
-                {_ID: thread_id}, {"$max": {n.LG_F_FENCING_TOKEN: Int64(token)}}, upsert=True, session=session
-            )
+            await raise_fence(self.threads_collection, thread_id, token, field=n.LG_F_FENCING_TOKEN, session=session)
 
         with failures(CheckpointStoreError, f"write-ownership fence of thread {thread_id!r}"):
-            await self._transaction(thread_id, body)
+            await self._transaction(body)
 
     async def fence(self, thread_id: str) -> int | None:
         with failures(CheckpointStoreError, f"fence read of thread {thread_id!r}"):
-            doc = await self.threads_collection.find_one({_ID: thread_id}, projection={n.LG_F_FENCING_TOKEN: 1})
-        token = None if doc is None else doc.get(n.LG_F_FENCING_TOKEN)
-        return None if token is None else int(token)
+            return await highest_token(self.threads_collection, thread_id, field=n.LG_F_FENCING_TOKEN)
 
     # --- reads -----------------------------------------------------------------------------------------
 
@@ -378,61 +368,34 @@ class AsyncMongoCheckpointDriver:
             )
         return infos
 
-    # --- large values (GridFS layout, chunks written in batches, read in windows) ------------------------
+    # --- large values (GridFS layout, through the one chunk reader/writer) ---------------------------------
 
     async def put_large(self, thread_id: str, checkpoint_ns: str, data: bytes) -> Any:
-        file_id = ObjectId()
-        size = self.chunk_size
-        per_batch = max(1, _CHUNK_BATCH_BYTES // size)
+        writer = AsyncChunkWriter(self.chunks, ObjectId(), self.chunk_size)
+        metadata = {n.LG_META_THREAD_ID: thread_id, n.LG_META_CHECKPOINT_NS: checkpoint_ns}
         with failures(CheckpointStoreError, f"large-value upload of thread {thread_id!r}"):
             try:
-                view = memoryview(data)
-                chunks = [
-                    {n.GRIDFS_FILES_ID: file_id, n.GRIDFS_N: i, "data": view[off : off + size].tobytes()}
-                    for i, off in enumerate(range(0, len(data), size))
-                ]
-                for start in range(0, len(chunks), per_batch):
-                    await self.chunks.insert_many(chunks[start : start + per_batch])
-                await self.files.insert_one(
-                    {
-                        _ID: file_id,
-                        n.GRIDFS_LENGTH: Int64(len(data)),
-                        n.GRIDFS_CHUNK_SIZE: size,
-                        n.GRIDFS_UPLOAD_DATE: datetime.now(UTC),
-                        n.GRIDFS_FILENAME: thread_id,
-                        n.GRIDFS_METADATA: {n.LG_META_THREAD_ID: thread_id, n.LG_META_CHECKPOINT_NS: checkpoint_ns},
-                    }
-                )
+                await writer.write(data)
+                await writer.finish()
+                await self.files.insert_one(writer.files_document(thread_id, metadata, datetime.now(UTC)))
             except BaseException:
                 try:
-                    await self.chunks.delete_many({n.GRIDFS_FILES_ID: file_id})
+                    await writer.discard()
                 except PyMongoError:
                     pass
                 raise
-        return file_id
+        return writer.file_id
 
     async def get_large(self, file_id: Any) -> bytes:
         with failures(CheckpointStoreError, f"large-value read {file_id!r}"):
             meta = await self.files.find_one({_ID: file_id})
             if meta is None:
                 raise CheckpointStoreError(f"large value {file_id!r} is missing (its thread was deleted?)")
-            length = int(meta[n.GRIDFS_LENGTH])
-            size = int(meta[n.GRIDFS_CHUNK_SIZE])
-            count = -(-length // size)
-            window = max(1, _CHUNK_BATCH_BYTES // size)
-            parts: list[bytes] = []
-            for start in range(0, count, window):
-                docs = await self.chunks.find(
-                    {n.GRIDFS_FILES_ID: file_id, n.GRIDFS_N: {"$gte": start, "$lt": start + window}},
-                    sort=[(n.GRIDFS_N, ASCENDING)],
-                ).to_list(None)
-                if [d[n.GRIDFS_N] for d in docs] != list(range(start, min(count, start + window))):
-                    raise CheckpointStoreError(f"large value {file_id!r} is missing chunks")
-                parts.extend(bytes(d["data"]) for d in docs)
-        data = b"".join(parts)
-        if len(data) != length:
-            raise CheckpointStoreError(f"large value {file_id!r} has {len(data)} bytes, its file says {length}")
-        return data
+            reader = AsyncChunkReader(self.chunks, file_id, int(meta[n.GRIDFS_LENGTH]), int(meta[n.GRIDFS_CHUNK_SIZE]))
+            try:
+                return await reader.read()
+            except MissingChunks as exc:
+                raise CheckpointStoreError(f"large value {file_id!r} is missing chunks") from exc
 
     async def delete_large(self, file_ids: Sequence[Any]) -> None:
         ids = list(file_ids)
@@ -535,12 +498,19 @@ class AsyncMongoCheckpointDriver:
         return swept
 
 
+def default_lease_store(database: AsyncDatabase[Any]) -> AsyncSessionLeaseStore:
+    """The lease store of a saver given none: MongoDB's on the default ``conversation_locks`` collection of
+    ``database``, majority write and read concern (as the session bundle builds it)."""
+    return AsyncMongoSessionLeaseStore(durable(database[n.MONGO_LOCKS], MAJORITY))
+
+
 class AsyncAimonCheckpointSaver(AsyncCheckpointSaverBase):
     """LangGraph checkpoint saver on MongoDB, native async (``AsyncMongoClient``).
 
     ``database`` is an ``AsyncDatabase`` (borrowed; run ``ensure_schema`` / ``db/mongodb/init.js`` on it
-    once). Write ownership takes leases from ``leases`` (default: the ``AsyncMongoSessionBackends`` lease
-    store of the same database, under ``node_id``). Other keyword arguments as for
+    once). Write ownership takes leases from ``leases``, any lease store (default: the MongoDB lease store on
+    ``conversation_locks`` of the same database, majority concern — what ``AsyncMongoSessionBackends(database,
+    ...).leases`` is), held as ``node_id``. Other keyword arguments as for
     :class:`AsyncCheckpointSaverBase` (``ttl``, ``refresh_on_read``, ``inline_limit``, ...).
     """
 
@@ -555,7 +525,7 @@ class AsyncAimonCheckpointSaver(AsyncCheckpointSaverBase):
     ) -> None:
         require_instance(database, AsyncDatabase, "database")
         if leases is None:
-            leases = AsyncMongoSessionBackends(database, require_id(node_id, "node_id")).leases
+            leases = default_lease_store(database)
         self.database = database
         self._owned_client: AsyncMongoClient[Any] | None = None
         super().__init__(AsyncMongoCheckpointDriver(database, chunk_size), leases=leases, node_id=node_id, **options)
@@ -591,7 +561,7 @@ class _OwnedSaver:
     async def __aenter__(self) -> AsyncAimonCheckpointSaver:
         from aimon_mongo.mongo._async.schema import ensure_schema
 
-        client: AsyncMongoClient[Any] = AsyncMongoClient(self._uri, tz_aware=True)
+        client: AsyncMongoClient[Any] = open_client(AsyncMongoClient, self._uri)
         try:
             database = client[self._db_name]
             if self._ensure:

@@ -5,17 +5,18 @@ Layout in ``aimon_mongo/langgraph/documents.py``. One ``put`` is one ``insert_on
 of its large values); one ``put_writes`` is one pipeline update; ``get_tuple`` is one query, plus one for
 values introduced by earlier checkpoints that the value cache does not hold.
 
-Fenced writes (through a writer from ``claim_write_ownership``) run in a transaction whose first
-statement updates the thread document only if its ``fencing_token`` is not above the writer's token and
-always modifies it (``write_seq``). A claim raises that same field before it returns, so the two writes
-conflict on one document: either the write commits first (it was the owner's) or it sees the raised
+Fenced writes (through a writer from ``claim_write_ownership``) run in a transaction (the one helper,
+:mod:`aimon_mongo.mongo._sync.transactions`) whose first statement is the one fence mechanism
+(:mod:`aimon_mongo.mongo._sync.fences`): it updates the thread document only if its ``fencing_token`` is not
+above the writer's token and always modifies it (``write_seq``). A claim raises that same field
+(:func:`~aimon_mongo.mongo._sync.fences.raise_fence`) before it returns, so the two writes conflict on one
+document: either the write commits first (it was the owner's) or it sees the raised
 fence and aborts, having written nothing. Transactions need a replica set or a sharded cluster; on a
 server without them the claim itself is refused.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -26,7 +27,7 @@ from pymongo import ASCENDING, DESCENDING, ReplaceOne, ReturnDocument
 from pymongo.synchronous.client_session import ClientSession
 from pymongo.synchronous.database import Database
 from pymongo.synchronous.mongo_client import MongoClient
-from pymongo.errors import DuplicateKeyError, OperationFailure, PyMongoError
+from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from aimon_mongo import names as n
 from aimon_mongo._sync.ports import SessionLeaseStore
@@ -52,19 +53,22 @@ from aimon_mongo.langgraph.records import (
     StoredValue,
     ThreadInfo,
 )
-from aimon_mongo.mongo._sync.backends import MongoSessionBackends
+from aimon_mongo.mongo._sync.chunks import ChunkReader, ChunkWriter, MissingChunks
+from aimon_mongo.mongo._sync.fences import advance_fence, highest_token, raise_fence
+from aimon_mongo.mongo._sync.leases import MongoSessionLeaseStore
+from aimon_mongo.mongo._sync.transactions import TransactionsRefused, run_in_transaction
+from aimon_mongo.mongo.clients import open_client
 from aimon_mongo.mongo.documents import NOW, literal, now_plus
+from aimon_mongo.mongo.durability import MAJORITY, durable
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.validate import require_id, require_instance
 
-_CHUNK_BATCH_BYTES = 8 * 1024 * 1024
 _STALE_SWEEP = timedelta(minutes=10)
-_TRANSACTION_DEADLINE = 20.0  # seconds of retrying a transaction that conflicts (a claim racing a write)
+_TRANSACTION_ATTEMPTS = 40  # a transaction that conflicts (a claim racing a write): ~9 s of retries in all
+_FIRST_BACKOFF = 0.005
 _ID = n.F_ID
 # Always modifies the thread document (so a racing claim conflicts); $toLong keeps it int64 on every server.
-_NEXT_WRITE_SEQ = {
-    "$set": {n.LG_F_WRITE_SEQ: {"$toLong": {"$add": [{"$ifNull": ["$" + n.LG_F_WRITE_SEQ, Int64(0)]}, Int64(1)]}}}
-}
+_NEXT_WRITE_SEQ = {n.LG_F_WRITE_SEQ: {"$toLong": {"$add": [{"$ifNull": ["$" + n.LG_F_WRITE_SEQ, Int64(0)]}, Int64(1)]}}}
 _Body = Callable[[ClientSession | None], None]
 
 
@@ -95,26 +99,15 @@ class MongoCheckpointDriver:
 
     # --- fenced and retention-aware writes --------------------------------------------------------
 
-    def _transaction(self, thread_id: str, body: _Body) -> None:
-        """Run ``body`` in a transaction, retrying on transient conflicts (a claim racing the write)."""
-        deadline = time.monotonic() + _TRANSACTION_DEADLINE
-        delay = 0.005
-        while True:
-            try:
-                with self._client.start_session() as session:
-                    with session.start_transaction():
-                        body(session)
-                return
-            except OperationFailure as exc:
-                if exc.code == 20:  # IllegalOperation: no transactions on a standalone server
-                    raise WriteOwnershipError(
-                        "fenced writes need MongoDB transactions (a replica set or a sharded cluster)"
-                    ) from exc
-                transient = exc.has_error_label("TransientTransactionError") or exc.code == 112
-                if (not transient and "conflict" not in str(exc).lower()) or time.monotonic() > deadline:
-                    raise
-            time.sleep(delay)
-            delay = min(delay * 2, 0.25)
+    def _transaction(self, body: _Body) -> None:
+        """Run ``body`` in a transaction, retrying transient conflicts (a claim racing the write) up to
+        :data:`_TRANSACTION_ATTEMPTS` times."""
+        try:
+            run_in_transaction(self._client, body, attempts=_TRANSACTION_ATTEMPTS, backoff=_FIRST_BACKOFF)
+        except TransactionsRefused as exc:
+            raise WriteOwnershipError(
+                "fenced writes need MongoDB transactions (a replica set or a sharded cluster)"
+            ) from exc
 
     def _fenced(
         self,
@@ -125,25 +118,27 @@ class MongoCheckpointDriver:
         write: _Body,
     ) -> None:
         def body(session: ClientSession | None) -> None:
-            result = self.threads_collection.update_one(
-                {_ID: thread_id, n.LG_F_FENCING_TOKEN: {"$lte": Int64(token)}},
-                [_NEXT_WRITE_SEQ],
+            stale = advance_fence(
+                self.threads_collection,
+                thread_id,
+                token,
+                field=n.LG_F_FENCING_TOKEN,
+                create=False,
+                also=_NEXT_WRITE_SEQ,
                 session=session,
             )
-            if result.matched_count == 0:
-                raise StaleWriteOwnerError(thread_id, token, None)
+            if stale is not None:
+                raise StaleWriteOwnerError(thread_id, token, stale.highest)
             if touch is not None and not self._refresh(thread_id, touch, session):
                 raise ThreadExpiredError(thread_id)
             write(session)
 
         try:
-            self._transaction(thread_id, body)
-        except StaleWriteOwnerError:
-            raise StaleWriteOwnerError(thread_id, token, self.fence(thread_id)) from None
+            self._transaction(body)
         except ThreadExpiredError:
             assert touch is not None
             self._revive_or_refuse(thread_id, touch, keep)  # outside: deletes, then retry once
-            self._transaction(thread_id, body)
+            self._transaction(body)
 
     def _refresh(self, thread_id: str, touch: Touch, session: ClientSession | None) -> bool:
         """Set ``expires_at`` = server now + ttl on a live (or new) thread; False when it expired."""
@@ -243,18 +238,14 @@ class MongoCheckpointDriver:
 
     def raise_fence(self, thread_id: str, token: int) -> None:
         def body(session: ClientSession | None) -> None:
-            self.threads_collection.update_one(
-                {_ID: thread_id}, {"$max": {n.LG_F_FENCING_TOKEN: Int64(token)}}, upsert=True, session=session
-            )
+            raise_fence(self.threads_collection, thread_id, token, field=n.LG_F_FENCING_TOKEN, session=session)
 
         with failures(CheckpointStoreError, f"write-ownership fence of thread {thread_id!r}"):
-            self._transaction(thread_id, body)
+            self._transaction(body)
 
     def fence(self, thread_id: str) -> int | None:
         with failures(CheckpointStoreError, f"fence read of thread {thread_id!r}"):
-            doc = self.threads_collection.find_one({_ID: thread_id}, projection={n.LG_F_FENCING_TOKEN: 1})
-        token = None if doc is None else doc.get(n.LG_F_FENCING_TOKEN)
-        return None if token is None else int(token)
+            return highest_token(self.threads_collection, thread_id, field=n.LG_F_FENCING_TOKEN)
 
     # --- reads -----------------------------------------------------------------------------------------
 
@@ -378,61 +369,34 @@ class MongoCheckpointDriver:
             )
         return infos
 
-    # --- large values (GridFS layout, chunks written in batches, read in windows) ------------------------
+    # --- large values (GridFS layout, through the one chunk reader/writer) ---------------------------------
 
     def put_large(self, thread_id: str, checkpoint_ns: str, data: bytes) -> Any:
-        file_id = ObjectId()
-        size = self.chunk_size
-        per_batch = max(1, _CHUNK_BATCH_BYTES // size)
+        writer = ChunkWriter(self.chunks, ObjectId(), self.chunk_size)
+        metadata = {n.LG_META_THREAD_ID: thread_id, n.LG_META_CHECKPOINT_NS: checkpoint_ns}
         with failures(CheckpointStoreError, f"large-value upload of thread {thread_id!r}"):
             try:
-                view = memoryview(data)
-                chunks = [
-                    {n.GRIDFS_FILES_ID: file_id, n.GRIDFS_N: i, "data": view[off : off + size].tobytes()}
-                    for i, off in enumerate(range(0, len(data), size))
-                ]
-                for start in range(0, len(chunks), per_batch):
-                    self.chunks.insert_many(chunks[start : start + per_batch])
-                self.files.insert_one(
-                    {
-                        _ID: file_id,
-                        n.GRIDFS_LENGTH: Int64(len(data)),
-                        n.GRIDFS_CHUNK_SIZE: size,
-                        n.GRIDFS_UPLOAD_DATE: datetime.now(UTC),
-                        n.GRIDFS_FILENAME: thread_id,
-                        n.GRIDFS_METADATA: {n.LG_META_THREAD_ID: thread_id, n.LG_META_CHECKPOINT_NS: checkpoint_ns},
-                    }
-                )
+                writer.write(data)
+                writer.finish()
+                self.files.insert_one(writer.files_document(thread_id, metadata, datetime.now(UTC)))
             except BaseException:
                 try:
-                    self.chunks.delete_many({n.GRIDFS_FILES_ID: file_id})
+                    writer.discard()
                 except PyMongoError:
                     pass
                 raise
-        return file_id
+        return writer.file_id
 
     def get_large(self, file_id: Any) -> bytes:
         with failures(CheckpointStoreError, f"large-value read {file_id!r}"):
             meta = self.files.find_one({_ID: file_id})
             if meta is None:
                 raise CheckpointStoreError(f"large value {file_id!r} is missing (its thread was deleted?)")
-            length = int(meta[n.GRIDFS_LENGTH])
-            size = int(meta[n.GRIDFS_CHUNK_SIZE])
-            count = -(-length // size)
-            window = max(1, _CHUNK_BATCH_BYTES // size)
-            parts: list[bytes] = []
-            for start in range(0, count, window):
-                docs = self.chunks.find(
-                    {n.GRIDFS_FILES_ID: file_id, n.GRIDFS_N: {"$gte": start, "$lt": start + window}},
-                    sort=[(n.GRIDFS_N, ASCENDING)],
-                ).to_list(None)
-                if [d[n.GRIDFS_N] for d in docs] != list(range(start, min(count, start + window))):
-                    raise CheckpointStoreError(f"large value {file_id!r} is missing chunks")
-                parts.extend(bytes(d["data"]) for d in docs)
-        data = b"".join(parts)
-        if len(data) != length:
-            raise CheckpointStoreError(f"large value {file_id!r} has {len(data)} bytes, its file says {length}")
-        return data
+            reader = ChunkReader(self.chunks, file_id, int(meta[n.GRIDFS_LENGTH]), int(meta[n.GRIDFS_CHUNK_SIZE]))
+            try:
+                return reader.read()
+            except MissingChunks as exc:
+                raise CheckpointStoreError(f"large value {file_id!r} is missing chunks") from exc
 
     def delete_large(self, file_ids: Sequence[Any]) -> None:
         ids = list(file_ids)
@@ -535,12 +499,19 @@ class MongoCheckpointDriver:
         return swept
 
 
+def default_lease_store(database: Database[Any]) -> SessionLeaseStore:
+    """The lease store of a saver given none: MongoDB's on the default ``conversation_locks`` collection of
+    ``database``, majority write and read concern (as the session bundle builds it)."""
+    return MongoSessionLeaseStore(durable(database[n.MONGO_LOCKS], MAJORITY))
+
+
 class AimonCheckpointSaver(CheckpointSaverBase):
     """LangGraph checkpoint saver on MongoDB, native sync (``MongoClient``).
 
     ``database`` is an ``Database`` (borrowed; run ``ensure_schema`` / ``db/mongodb/init.js`` on it
-    once). Write ownership takes leases from ``leases`` (default: the ``MongoSessionBackends`` lease
-    store of the same database, under ``node_id``). Other keyword arguments as for
+    once). Write ownership takes leases from ``leases``, any lease store (default: the MongoDB lease store on
+    ``conversation_locks`` of the same database, majority concern — what ``MongoSessionBackends(database,
+    ...).leases`` is), held as ``node_id``. Other keyword arguments as for
     :class:`CheckpointSaverBase` (``ttl``, ``refresh_on_read``, ``inline_limit``, ...).
     """
 
@@ -555,7 +526,7 @@ class AimonCheckpointSaver(CheckpointSaverBase):
     ) -> None:
         require_instance(database, Database, "database")
         if leases is None:
-            leases = MongoSessionBackends(database, require_id(node_id, "node_id")).leases
+            leases = default_lease_store(database)
         self.database = database
         self._owned_client: MongoClient[Any] | None = None
         super().__init__(MongoCheckpointDriver(database, chunk_size), leases=leases, node_id=node_id, **options)
@@ -591,7 +562,7 @@ class _OwnedSaver:
     def __enter__(self) -> AimonCheckpointSaver:
         from aimon_mongo.mongo._sync.schema import ensure_schema
 
-        client: MongoClient[Any] = MongoClient(self._uri, tz_aware=True)
+        client: MongoClient[Any] = open_client(MongoClient, self._uri)
         try:
             database = client[self._db_name]
             if self._ensure:

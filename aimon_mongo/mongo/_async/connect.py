@@ -1,9 +1,9 @@
 """``AsyncMongoSessionBackends.from_uri`` (async source; the sync twin is generated): a bundle that owns its client.
 
 The connection string follows :mod:`aimon_mongo.connection` (``uri``, else ``AIMON_MONGODB_URI``, else
-``MONGODB_URI``, else ``mongodb://localhost:27017``). The client is built ``tz_aware`` and waits at most
-:data:`DEFAULT_SERVER_SELECTION_TIMEOUT_MS` for a server unless the URI or ``client_options`` say otherwise;
-the bundle's ``close()`` closes it.
+``MONGODB_URI``, else ``mongodb://localhost:27017``). The client comes from :mod:`aimon_mongo.mongo.clients`
+(``tz_aware``, at most :data:`~aimon_mongo.mongo.clients.DEFAULT_SERVER_SELECTION_TIMEOUT_MS` waiting for a
+server unless the URI or ``client_options`` say otherwise); the bundle's ``close()`` closes it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pymongo import AsyncMongoClient
 
-from aimon_mongo.connection import mongodb_uri_or_default, open_mongo_client
+from aimon_mongo.connection import mongodb_uri_or_default
+from aimon_mongo.mongo.clients import DEFAULT_SERVER_SELECTION_TIMEOUT_MS, open_client
 from aimon_mongo.validate import require_id
 
 if TYPE_CHECKING:
@@ -21,19 +22,13 @@ if TYPE_CHECKING:
 
 B = TypeVar("B", bound="AsyncMongoSessionBackends")
 
-DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 10_000
-"""How long an operation waits for a reachable server by default (PyMongo's own default is 30 s)."""
+__all__ = ["DEFAULT_SERVER_SELECTION_TIMEOUT_MS", "client_for", "open_backends"]
 
 
 def client_for(uri: str | None, client_options: Mapping[str, Any] | None = None) -> AsyncMongoClient[Any]:
     """A new, not yet connected client for ``uri`` (resolved by :mod:`aimon_mongo.connection`); an unusable
     connection string is :class:`~aimon_mongo.errors.InvalidArgumentError`."""
-    target = mongodb_uri_or_default(uri)
-    options: dict[str, Any] = {"tz_aware": True, "connect": False}
-    if "serverselectiontimeoutms=" not in target.lower():
-        options["serverSelectionTimeoutMS"] = DEFAULT_SERVER_SELECTION_TIMEOUT_MS
-    options.update(client_options or {})
-    return open_mongo_client(AsyncMongoClient, target, **options)
+    return open_client(AsyncMongoClient, mongodb_uri_or_default(uri), connect=False, **(client_options or {}))
 
 
 def open_backends(

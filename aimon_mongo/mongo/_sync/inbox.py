@@ -25,8 +25,9 @@ from typing import Any
 
 from bson import ObjectId
 from pymongo import UpdateOne
+from pymongo.synchronous.client_session import ClientSession
 from pymongo.synchronous.collection import Collection
-from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
+from pymongo.errors import PyMongoError
 
 from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
@@ -34,6 +35,12 @@ from aimon_mongo.codec.inbound import to_mongo_document
 from aimon_mongo.codec.inbox_entry import decode_mongo_entry, replayed_document
 from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
+from aimon_mongo.mongo._sync.transactions import (
+    RetryTransaction,
+    TransactionConflict,
+    TransactionsRefused,
+    run_in_transaction,
+)
 from aimon_mongo.mongo.documents import NOW, literal, object_id, quarantine_document, quarantined_from_document
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._sync.inbox import Inbox, Triage
@@ -45,21 +52,9 @@ MAX_BATCH_SIZE = 64
 TRANSACTION_ATTEMPTS = 8
 """Transactional collects run per call before a conflicted one falls back to the loop (which always
 makes progress)."""
-_TRANSIENT = "TransientTransactionError"
-_UNKNOWN_COMMIT = "UnknownTransactionCommitResult"
-_ILLEGAL_OPERATION = 20
-"""The code a standalone ``mongod`` answers a transaction with ("Transaction numbers are only allowed on a
-replica set member or mongos")."""
 _FIFO = [(n.F_PRIORITY, 1), (n.F_DELIVERED_AT, 1)]
 _Delivery = tuple[ObjectId, dict[str, Any], list[dict[str, Any]]]
 """An encoded entry: its pre-allocated id, the upsert's filter and its pipeline."""
-
-
-def _refuses_transactions(exc: PyMongoError) -> bool:
-    """True when the deployment cannot run transactions at all (not a conflict, not a failure)."""
-    if isinstance(exc, ConfigurationError):  # no sessions (PyMongo decides from the handshake)
-        return True
-    return isinstance(exc, OperationFailure) and exc.code == _ILLEGAL_OPERATION
 
 
 class MongoInboxDriver:
@@ -128,44 +123,40 @@ class MongoInboxDriver:
         """The batch in FIFO order, removed in one transaction: ``find`` (limit 64), then ``delete`` of those
         ids + ``commitTransaction`` in a transaction — 3 round trips, 1 when the inbox is empty. The delete
         must remove every id found, else another collector took some: abort and run again; a write conflict
-        (a refused commit) runs it again too, up to :data:`TRANSACTION_ATTEMPTS` times. Entries are never
+        runs it again too, up to :data:`TRANSACTION_ATTEMPTS` times in all
+        (:func:`~aimon_mongo.mongo._sync.transactions.run_in_transaction`). Entries are never
         changed after delivery, so what the ``find`` read is what the transaction removed. ``None``: use the
         loop instead — the deployment refuses transactions (remembered for this inbox) or every attempt met
         a conflict. Any other failure raises: not committed (nothing removed), or a commit whose outcome is
         unknown."""
-        client = self._inbox.database.client
-        for _ in range(TRANSACTION_ATTEMPTS):
-            try:
-                docs = self._inbox.find(query).sort(_FIFO).limit(MAX_BATCH_SIZE).to_list()
-                if not docs:
-                    return docs
+
+        def take(session: ClientSession) -> list[dict[str, Any]]:
+            docs = self._inbox.find(query).sort(_FIFO).limit(MAX_BATCH_SIZE).to_list()
+            if docs:
                 ids = [doc[n.F_ID] for doc in docs]
                 target = {n.F_CONVERSATION_ID: session_id, n.F_ID: {"$in": ids}}
-                with client.start_session() as session:
-                    session.start_transaction(
-                        read_concern=self._inbox.read_concern, write_concern=self._inbox.write_concern
-                    )
-                    removed = self._inbox.delete_many(target, session=session)
-                    if removed.deleted_count != len(ids):
-                        session.abort_transaction()
-                        continue  # another collector took some of them
-                    try:
-                        session.commit_transaction()
-                    except OperationFailure as exc:
-                        if exc.has_error_label(_UNKNOWN_COMMIT):
-                            raise
-                        continue  # the server says it did not commit (a write conflict): nothing was removed
-            except PyMongoError as exc:
-                if _refuses_transactions(exc):
-                    log.info("collect takes one entry per round trip: the server refuses transactions")
-                    self.batched = False
-                    return None
-                if isinstance(exc, OperationFailure) and exc.has_error_label(_TRANSIENT):
-                    continue  # a write conflict: nothing was removed (a lost connection is not retried here)
-                raise
-            self.batched = True
+                removed = self._inbox.delete_many(target, session=session)
+                if removed.deleted_count != len(ids):
+                    raise RetryTransaction  # another collector took some of them
             return docs
-        return None
+
+        try:
+            docs = run_in_transaction(
+                self._inbox.database.client,
+                take,
+                attempts=TRANSACTION_ATTEMPTS,
+                read_concern=self._inbox.read_concern,
+                write_concern=self._inbox.write_concern,
+            )
+        except TransactionsRefused:
+            log.info("collect takes one entry per round trip: the server refuses transactions")
+            self.batched = False
+            return None
+        except TransactionConflict:
+            return None  # every attempt met a conflict: nothing was removed
+        if docs:
+            self.batched = True
+        return docs
 
     def _take_one_by_one(self, query: dict[str, Any]) -> list[dict[str, Any]]:
         """Up to 64 ``find_one_and_delete`` calls in FIFO order; a server failure after the first removal

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aimon_mongo.codec._fields import compact_json
+from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.postgres._async.fence import AsyncFencedStatements
 from aimon_mongo.postgres._async.pool import AsyncPgPool

@@ -16,8 +16,8 @@ from typing import Any
 
 from aimon_mongo import names as n
 from aimon_mongo.clock import Clock, system_clock
-from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.idempotency import decode_entry, encode_result
+from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.errors import IdempotencyStoreError
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.postgres import retention

@@ -24,7 +24,7 @@ from typing import Any
 import psycopg
 
 from aimon_mongo import names as n
-from aimon_mongo.codec._fields import compact_json
+from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.codec.signal import decode_signal, encode_signal
 from aimon_mongo.errors import SignalBusError
 from aimon_mongo.model import SessionSignal

@@ -15,9 +15,9 @@ from datetime import datetime, timedelta
 
 from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
-from aimon_mongo.codec._stored import compact_json
 from aimon_mongo.codec.idempotency import entry_from_json, entry_to_json, ttl_millis
 from aimon_mongo.codec.instant import format_instant
+from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.model.idempotency import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys

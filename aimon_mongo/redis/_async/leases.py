@@ -14,10 +14,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from aimon_mongo.codec.idempotency import ttl_millis
+from aimon_mongo.codec.instant import from_epoch_millis
 from aimon_mongo.model.lease import Lease
 from aimon_mongo.redis._async.connection import AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
-from aimon_mongo.redis.replies import from_millis, text
+from aimon_mongo.redis.replies import text
 from aimon_mongo.services._async.leases import AsyncLeaseStore
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
@@ -36,7 +37,7 @@ class AsyncRedisLeaseDriver:
 
     async def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         reply = await self._io.script("lease_acquire", self._pair(session_id), [holder_id, ttl_millis(ttl)])
-        return None if reply is None else Granted(int(reply[0]), from_millis(reply[1]))
+        return None if reply is None else Granted(int(reply[0]), from_epoch_millis(reply[1]))
 
     async def extend(self, lease: Lease, ttl: timedelta) -> bool:
         args = (_stamp(lease), ttl_millis(ttl), lease.fencing_token)
@@ -50,7 +51,7 @@ class AsyncRedisLeaseDriver:
         if reply is None:
             return None
         holder, _, token = text(reply[0], "lock value").rpartition(":")  # no ":" leaves no holder: unreadable
-        return Held(holder, int(token) if token.isdigit() else 0, from_millis(reply[1]))
+        return Held(holder, int(token) if token.isdigit() else 0, from_epoch_millis(reply[1]))
 
     def _pair(self, session_id: str) -> list[str]:
         return [self._keys.lock(session_id), self._keys.lock_fence(session_id)]

@@ -12,8 +12,8 @@ from typing import Any
 
 from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
-from aimon_mongo.codec._stored import compact_json
 from aimon_mongo.codec.instant import format_instant
+from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys

@@ -12,11 +12,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from aimon_mongo.codec.instant import epoch_millis, from_epoch_millis
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.layout import segment_from_json, segment_to_json
-from aimon_mongo.redis.replies import from_millis, pairs, text, to_millis
+from aimon_mongo.redis.replies import pairs, text
 from aimon_mongo.services._async.segments import AsyncSegmentStore
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, refusal
@@ -37,7 +38,7 @@ class AsyncRedisSegmentDriver:
         return await self._io.fenced_script(name, keys, [token, *args])
 
     async def put(self, segment: LogSegment, token: int) -> bool | Stale:
-        args = (segment.segment_id, segment_to_json(segment), to_millis(segment.created_at))
+        args = (segment.segment_id, segment_to_json(segment), epoch_millis(segment.created_at))
         reply = await self._fenced("segment_put", segment.session_id, token, *args)
         return reply if isinstance(reply, Stale) else int(reply) == 1
 
@@ -51,7 +52,7 @@ class AsyncRedisSegmentDriver:
     async def infos(self, session_id: str) -> list[SegmentInfo]:
         reply = await self._io.call("HGETALL", self._keys.segment_created(session_id))
         return [
-            SegmentInfo(segment_id=seg_id, created_at=from_millis(int(millis)))
+            SegmentInfo(segment_id=seg_id, created_at=from_epoch_millis(int(millis)))
             for seg_id, millis in pairs(reply or {}).items()
         ]
 
@@ -69,7 +70,7 @@ class AsyncRedisSegmentDriver:
         if not position.isdigit():
             return None
         scan_at, after = int(position), (after_text if sep else None)
-        cutoff = to_millis(created_before)
+        cutoff = epoch_millis(created_before)
         found: list[str] = []
         pattern = self._keys.segment_created_pattern()
         while True:

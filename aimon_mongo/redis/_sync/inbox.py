@@ -23,9 +23,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from aimon_mongo import names as n
-from aimon_mongo.codec._stored import compact_json
 from aimon_mongo.codec.inbound import to_json_envelope
 from aimon_mongo.codec.inbox_entry import decode_json_entry, replayed_envelope, unreadable_entry
+from aimon_mongo.codec.instant import from_epoch_millis
+from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.errors import CodecError
 from aimon_mongo.model.batch import UnreadableEntry
 from aimon_mongo.model.inbound import InboundMessage
@@ -33,7 +34,7 @@ from aimon_mongo.model.priority import Priority
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
-from aimon_mongo.redis.replies import from_millis, text
+from aimon_mongo.redis.replies import text
 from aimon_mongo.services._sync.inbox import Inbox, Triage
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.validate import require_limit
@@ -208,7 +209,7 @@ def _quarantined(sid: str, raw_id: bytes, raw_fields: Any) -> QuarantinedEntry:
         entry_id=field(n.REDIS_QUARANTINE_ENTRY_ID_FIELD),
         error=field(n.REDIS_QUARANTINE_ERROR_FIELD),
         raw=_shown(fields.get(n.REDIS_STREAM_FIELD, b"")),
-        quarantined_at=from_millis(int(stream_id.split("-", 1)[0])),
+        quarantined_at=from_epoch_millis(int(stream_id.split("-", 1)[0])),
     )
 
 

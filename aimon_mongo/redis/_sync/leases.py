@@ -15,10 +15,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from aimon_mongo.codec.idempotency import ttl_millis
+from aimon_mongo.codec.instant import from_epoch_millis
 from aimon_mongo.model.lease import Lease
 from aimon_mongo.redis._sync.connection import RedisIO
 from aimon_mongo.redis.keys import RedisKeys
-from aimon_mongo.redis.replies import from_millis, text
+from aimon_mongo.redis.replies import text
 from aimon_mongo.services._sync.leases import LeaseStore
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
@@ -37,7 +38,7 @@ class RedisLeaseDriver:
 
     def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         reply = self._io.script("lease_acquire", self._pair(session_id), [holder_id, ttl_millis(ttl)])
-        return None if reply is None else Granted(int(reply[0]), from_millis(reply[1]))
+        return None if reply is None else Granted(int(reply[0]), from_epoch_millis(reply[1]))
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:
         args = (_stamp(lease), ttl_millis(ttl), lease.fencing_token)
@@ -51,7 +52,7 @@ class RedisLeaseDriver:
         if reply is None:
             return None
         holder, _, token = text(reply[0], "lock value").rpartition(":")  # no ":" leaves no holder: unreadable
-        return Held(holder, int(token) if token.isdigit() else 0, from_millis(reply[1]))
+        return Held(holder, int(token) if token.isdigit() else 0, from_epoch_millis(reply[1]))
 
     def _pair(self, session_id: str) -> list[str]:
         return [self._keys.lock(session_id), self._keys.lock_fence(session_id)]

@@ -13,8 +13,8 @@ from typing import Any
 
 from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
-from aimon_mongo.codec._stored import compact_json
 from aimon_mongo.codec.instant import format_instant
+from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys

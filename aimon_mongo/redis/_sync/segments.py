@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from aimon_mongo.codec.instant import epoch_millis, from_epoch_millis
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.layout import segment_from_json, segment_to_json
-from aimon_mongo.redis.replies import from_millis, pairs, text, to_millis
+from aimon_mongo.redis.replies import pairs, text
 from aimon_mongo.services._sync.segments import SegmentStore
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, refusal
@@ -38,7 +39,7 @@ class RedisSegmentDriver:
         return self._io.fenced_script(name, keys, [token, *args])
 
     def put(self, segment: LogSegment, token: int) -> bool | Stale:
-        args = (segment.segment_id, segment_to_json(segment), to_millis(segment.created_at))
+        args = (segment.segment_id, segment_to_json(segment), epoch_millis(segment.created_at))
         reply = self._fenced("segment_put", segment.session_id, token, *args)
         return reply if isinstance(reply, Stale) else int(reply) == 1
 
@@ -52,7 +53,7 @@ class RedisSegmentDriver:
     def infos(self, session_id: str) -> list[SegmentInfo]:
         reply = self._io.call("HGETALL", self._keys.segment_created(session_id))
         return [
-            SegmentInfo(segment_id=seg_id, created_at=from_millis(int(millis)))
+            SegmentInfo(segment_id=seg_id, created_at=from_epoch_millis(int(millis)))
             for seg_id, millis in pairs(reply or {}).items()
         ]
 
@@ -70,7 +71,7 @@ class RedisSegmentDriver:
         if not position.isdigit():
             return None
         scan_at, after = int(position), (after_text if sep else None)
-        cutoff = to_millis(created_before)
+        cutoff = epoch_millis(created_before)
         found: list[str] = []
         pattern = self._keys.segment_created_pattern()
         while True:

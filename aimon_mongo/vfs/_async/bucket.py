@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from aimon_mongo.codec.instant import as_utc, to_millis
 from aimon_mongo.errors import (
     BackendConnectionError,
     DirectoryNotEmptyError,
@@ -58,13 +59,11 @@ from aimon_mongo.vfs.paths import (
 from aimon_mongo.vfs.records import (
     TICK,
     Revision,
-    as_utc,
     directory_info,
     file_info,
     file_metadata,
     marker_metadata,
     newest_first_key,
-    to_millis,
     with_content_hash,
 )
 

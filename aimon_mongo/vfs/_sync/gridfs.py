@@ -9,9 +9,10 @@ grow while they meet the directory's own files and re-seeks past each subdirecto
 costs a few reads for a flat directory and one per subdirectory child, never O(descendants); totals are
 a server-side ``$group``.
 
-Chunks are written and read here, in the GridFS layout, rather than through the driver's ``GridIn`` /
-``GridOut``: reads fetch bounded batches of chunks (never one reply with every chunk of a large file),
-and a conditional write controls the moment its files document becomes the newest revision.
+Chunks are written and read by the one chunk reader/writer (:mod:`aimon_mongo.mongo._sync.chunks`), in the
+GridFS layout, rather than through the driver's ``GridIn`` / ``GridOut``: reads fetch bounded batches of
+chunks (never one reply with every chunk of a large file), and a conditional write controls the moment its
+files document becomes the newest revision.
 
 A conditional write (``if_revision`` / ``if_absent``, and appends) records the revision it replaces in
 ``metadata.predecessor``; a unique partial index on that key lets exactly one writer replace a given
@@ -26,13 +27,13 @@ from collections.abc import Generator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
-from bson import Int64
 from pymongo import ASCENDING, DESCENDING, MongoClient
 from pymongo.synchronous.collection import Collection
 from pymongo.synchronous.database import Database
 from pymongo.errors import ConnectionFailure, DuplicateKeyError, PyMongoError
 
 from aimon_mongo._sync_runtime import monotonic, sleep
+from aimon_mongo.codec.instant import as_utc, to_millis
 from aimon_mongo.errors import (
     BackendConnectionError,
     FileReplacedError,
@@ -41,6 +42,8 @@ from aimon_mongo.errors import (
     display_path,
 )
 from aimon_mongo.model.vfs import BackendType, FsckReport
+from aimon_mongo.mongo._sync.chunks import BATCH_BYTES, ChunkReader, ChunkWriter, MissingChunks
+from aimon_mongo.mongo.clients import display_uri, open_client
 from aimon_mongo.mongo.durability import MAJORITY, Durability, durable, require_durability
 from aimon_mongo.names import (
     DEFAULT_GRIDFS_BUCKET,
@@ -61,22 +64,15 @@ from aimon_mongo.names import (
     VFS_META_TYPE,
     VFS_PREDECESSOR_INDEX,
 )
+from aimon_mongo.services.failures import cause_text
 from aimon_mongo.vfs._sync.bucket import BucketFileSystem
 from aimon_mongo.vfs._sync.fsck import run_fsck
 from aimon_mongo.vfs._sync.store import Committed, WriteCheck
 from aimon_mongo.vfs.file_ids import spread_file_id
-from aimon_mongo.vfs.guard import backend_type_name, cause_text
+from aimon_mongo.vfs.guard import backend_type_name
 from aimon_mongo.vfs.listing import Seek
 from aimon_mongo.vfs.paths import SEPARATOR, successor
-from aimon_mongo.vfs.records import (
-    EPOCH,
-    TICK,
-    Revision,
-    as_utc,
-    predecessor_key,
-    to_millis,
-    with_predecessor,
-)
+from aimon_mongo.vfs.records import EPOCH, TICK, Revision, predecessor_key, with_predecessor
 from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE
 
 NEWEST_FIRST = [(GRIDFS_UPLOAD_DATE, DESCENDING), ("_id", DESCENDING)]
@@ -84,12 +80,9 @@ BY_NAME = [(GRIDFS_FILENAME, ASCENDING), (GRIDFS_UPLOAD_DATE, ASCENDING)]
 FILES_INDEX = [(GRIDFS_FILENAME, ASCENDING), (GRIDFS_UPLOAD_DATE, ASCENDING)]
 CHUNKS_INDEX = [(GRIDFS_FILES_ID, ASCENDING), (GRIDFS_N, ASCENDING)]
 PREDECESSOR_FIELD = f"{GRIDFS_METADATA}.{VFS_META_PREDECESSOR}"
-BATCH_BYTES = 8 * 1024 * 1024
-"""Chunk bytes per insert and per read query: far below the 16 MiB document and 48 MB message limits."""
 STALE_CLAIM_SECONDS = 2.0
 """How long an unpublished conditional write may block others before it counts as abandoned."""
 _CLAIM_POLL = 0.02
-_INSERT_BATCH = 256
 _DELETE_BATCH = 500
 _REVISION_FIELDS = {
     "_id": 1,
@@ -120,83 +113,37 @@ def _revision(doc: Mapping[str, Any]) -> Revision:
     )
 
 
-def _chunks_per_batch(chunk_size: int) -> int:
-    return max(1, BATCH_BYTES // chunk_size)
-
-
 def _now() -> datetime:
     return to_millis(datetime.now(UTC))
 
 
 class _GridUpload:
-    """Chunks go out in bounded ``insert_many`` batches; the files document is inserted at commit."""
+    """Chunks go out through the one chunk writer; the files document is inserted at commit."""
 
     def __init__(self, store: GridFSStore, name: str) -> None:
         self._store = store
         self._name = name
-        self._id = spread_file_id(name)  # not monotonic: new chunks spread over a sharded chunks key
-        self._chunk_size = store.chunk_size
-        self._buffer = bytearray()
-        self._queued: list[dict[str, Any]] = []
-        self._queued_bytes = 0
-        self._n = 0
-        self._length = 0
-        self._sent = False
-
-    def _queue(self, data: bytes) -> None:
-        self._queued.append({GRIDFS_FILES_ID: self._id, GRIDFS_N: self._n, "data": data})
-        self._n += 1
-        self._queued_bytes += len(data)
-
-    def _flush(self) -> None:
-        if self._queued:
-            self._sent = True
-            self._store.chunks.insert_many(self._queued)
-            self._queued = []
-            self._queued_bytes = 0
+        # not monotonic: new chunks spread over a sharded chunks key
+        self._chunks = ChunkWriter(store.chunks, spread_file_id(name), store.chunk_size)
+        self._id = self._chunks.file_id
 
     def write(self, data: bytes) -> None:
-        self._buffer += data
-        self._length += len(data)
-        size = self._chunk_size
-        if len(self._buffer) >= size:
-            full = len(self._buffer) - len(self._buffer) % size
-            for start in range(0, full, size):
-                self._queue(bytes(self._buffer[start : start + size]))
-            del self._buffer[:full]
-        if self._queued_bytes >= BATCH_BYTES or len(self._queued) >= _INSERT_BATCH:
-            self._flush()
-
-    def _finish_chunks(self) -> None:
-        if self._buffer:
-            self._queue(bytes(self._buffer))
-            self._buffer.clear()
-        self._flush()
-
-    def _document(self, metadata: Mapping[str, Any], upload_date: datetime) -> dict[str, Any]:
-        return {
-            "_id": self._id,
-            GRIDFS_LENGTH: Int64(self._length),
-            GRIDFS_CHUNK_SIZE: self._chunk_size,
-            GRIDFS_UPLOAD_DATE: upload_date,
-            GRIDFS_FILENAME: self._name,
-            GRIDFS_METADATA: dict(metadata),
-        }
+        self._chunks.write(data)
 
     def _made(self, metadata: Mapping[str, Any], upload_date: datetime) -> Revision:
-        return Revision(self._id, self._name, self._length, upload_date, dict(metadata), self._chunk_size)
+        return Revision(self._id, self._name, self._chunks.length, upload_date, dict(metadata), self._chunks.chunk_size)
 
     def commit(self, metadata: Mapping[str, Any], not_before: datetime | None = None) -> Revision:
-        self._finish_chunks()
+        self._chunks.finish()
         stamp = _now() if not_before is None else max(_now(), not_before)
-        self._store.files.insert_one(self._document(metadata, stamp))
+        self._store.files.insert_one(self._chunks.files_document(self._name, metadata, stamp))
         return self._made(metadata, stamp)
 
     def commit_if(self, metadata: Mapping[str, Any], base: Revision | None) -> Committed | None:
-        self._finish_chunks()
+        self._chunks.finish()
         stored = with_predecessor(metadata, predecessor_key(base, self._name))
         hidden = EPOCH if base is None else as_utc(base.upload_date) - TICK
-        if not self._store.claim(self._document(stored, hidden), base):
+        if not self._store.claim(self._chunks.files_document(self._name, stored, hidden), base):
             self.abort()
             return None
         others = [r for r in self._store.revisions(self._name) if r.id != self._id]
@@ -209,25 +156,17 @@ class _GridUpload:
         return None
 
     def abort(self) -> None:
-        self._queued = []
-        self._buffer.clear()
-        if self._sent:
-            self._store.chunks.delete_many({GRIDFS_FILES_ID: self._id})
+        self._chunks.discard()
 
 
-class _GridDownload:
-    """Reads one revision's chunks by ``n`` range, at most :data:`BATCH_BYTES` per query."""
+class _GridDownload(ChunkReader):
+    """Reads one revision through the one chunk reader; a missing chunk is a replaced file (its files
+    document is gone) or a corrupt one."""
 
     def __init__(self, store: GridFSStore, revision: Revision) -> None:
+        super().__init__(store.chunks, revision.id, revision.length, revision.chunk_size or store.chunk_size)
         self._store = store
         self._revision = revision
-        self.size = revision.length
-        self._chunk_size = revision.chunk_size or store.chunk_size
-        self._count = -(-self.size // self._chunk_size)
-        self._position = 0
-        self._first = 0
-        self._cached: list[bytes] = []
-        self._ahead = 1
 
     def _vanished(self) -> Exception:
         if self._store.files.find_one({"_id": self._revision.id}, {"_id": 1}) is None:
@@ -236,51 +175,11 @@ class _GridDownload:
             f"File is corrupt (missing chunks): {display_path(self._revision.filename)}", self._revision.filename
         )
 
-    def _expected_length(self, n: int) -> int:
-        return self._chunk_size if n < self._count - 1 else self.size - self._chunk_size * (self._count - 1)
-
-    def _load(self, first: int, needed: int) -> None:
-        """Fetch chunks ``first``.. in one query: what the read needs, more while reading sequentially (the
-        read-ahead doubles up to one batch), never more than a batch."""
-        batch = _chunks_per_batch(self._chunk_size)
-        sequential = first == self._first + len(self._cached) and bool(self._cached)
-        self._ahead = min(self._ahead * 2, batch) if sequential else 1
-        last = min(first + min(max(needed, self._ahead), batch), self._count)
-        query = {GRIDFS_FILES_ID: self._revision.id, GRIDFS_N: {"$gte": first, "$lt": last}}
-        cursor = self._store.chunks.find(query, {"_id": 0, GRIDFS_N: 1, "data": 1}).sort(GRIDFS_N, ASCENDING)
-        docs = cursor.limit(last - first).batch_size(last - first).to_list(last - first)
-        chunks: list[bytes] = []
-        for expected, doc in enumerate(docs, start=first):
-            data = bytes(doc.get("data", b""))
-            if doc.get(GRIDFS_N) != expected or len(data) != self._expected_length(expected):
-                break
-            chunks.append(data)
-        if len(chunks) != last - first:
-            raise self._vanished()
-        self._first, self._cached = first, chunks
-
-    def read(self, size: int) -> bytes:
-        left = max(self.size - self._position, 0)
-        wanted = left if size < 0 else min(size, left)
-        pieces: list[bytes] = []
-        while wanted > 0:
-            n, offset = divmod(self._position, self._chunk_size)
-            if not self._first <= n < self._first + len(self._cached):
-                self._load(n, -(-(offset + wanted) // self._chunk_size))
-            piece = self._cached[n - self._first][offset : offset + wanted]
-            pieces.append(piece)
-            self._position += len(piece)
-            wanted -= len(piece)
-        return b"".join(pieces)
-
-    def seek(self, position: int) -> None:
-        self._position = position
-
-    def tell(self) -> int:
-        return self._position
-
-    def close(self) -> None:
-        self._cached = []
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return super().read(size)
+        except MissingChunks:
+            raise self._vanished() from None
 
 
 class GridFSStore:
@@ -492,14 +391,6 @@ class GridFSStore:
             cursor.close()
 
 
-def _masked(text: str) -> str:
-    """A connection string without its credentials (``mongodb://***@host/``)."""
-    scheme, sep, rest = text.partition("://")
-    if sep and "@" in rest.split("/", 1)[0]:
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return text
-
-
 _TAKES = "a MongoClient or Database"
 _OTHER_FLAVOUR_MODULE = "pymongo.asynchronous"
 _OTHER_FLAVOUR_HINT = "use AsyncGridFSFileSystem"
@@ -519,7 +410,7 @@ def _database_of(target: object, database: str | None) -> Database[Any]:
     here = "GridFSFileSystem"
     if isinstance(target, str):
         raise InvalidArgumentError(
-            f"{here} takes {_TAKES}, got the string {_masked(target)!r}: "
+            f"{here} takes {_TAKES}, got the string {display_uri(target)!r}: "
             f"use {here}.from_uri(uri) to connect with a connection string"
         )
     kind = type(target)
@@ -577,7 +468,9 @@ class GridFSFileSystem(BucketFileSystem):
         max_file_size: int | None = NO_MAX_FILE_SIZE,
         **client_options: Any,
     ) -> Self:
-        """A filesystem with its own client (closed by :meth:`close`).
+        """A filesystem with its own client (closed by :meth:`close`), built by
+        :mod:`aimon_mongo.mongo.clients` (``tz_aware``, 10 s server selection unless the URI
+        or ``client_options`` say otherwise).
 
         ``uri`` defaults to ``AIMON_MONGODB_URI``, then ``MONGODB_URI``
         (:func:`aimon_mongo.connection.resolve_mongodb_uri`).
@@ -587,8 +480,7 @@ class GridFSFileSystem(BucketFileSystem):
         resolved = resolve_mongodb_uri(uri)
         if resolved is None:
             raise InvalidArgumentError(f"no MongoDB connection string: looked at {', '.join(URI_PRECEDENCE)}")
-        options: dict[str, Any] = {"tz_aware": True, **client_options}
-        client: MongoClient[Any] = MongoClient(resolved, **options)
+        client: MongoClient[Any] = open_client(MongoClient, resolved, **client_options)
         return cls(client, database, bucket, chunk_size, max_file_size, owns_client=True)
 
     @property

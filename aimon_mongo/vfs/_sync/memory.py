@@ -17,12 +17,13 @@ from typing import Any
 from bson import ObjectId
 
 from aimon_mongo._sync_runtime import Lock
+from aimon_mongo.codec.instant import as_utc, to_millis
 from aimon_mongo.errors import FileReplacedError
 from aimon_mongo.model.vfs import BackendType
 from aimon_mongo.vfs._sync.bucket import BucketFileSystem
 from aimon_mongo.vfs._sync.store import Committed, WriteCheck
 from aimon_mongo.vfs.listing import Seek
-from aimon_mongo.vfs.records import TICK, Revision, as_utc, is_marker, newest_first_key, to_millis
+from aimon_mongo.vfs.records import TICK, Revision, is_marker, newest_first_key
 from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE
 
 

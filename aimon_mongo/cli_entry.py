@@ -1,4 +1,6 @@
-"""The ``aimon-mongo`` console script and ``python -m aimon_mongo``: Ctrl-C is one line, at any moment.
+"""The entry point of the ``aimon-mongo`` command (the console script and ``python -m aimon_mongo``): Ctrl-C
+is one line, at any moment. (The command itself is :mod:`aimon_mongo.cli`; the web console is
+:mod:`aimon_mongo.console`.)
 
 This module imports nothing heavy, so a Ctrl-C while the command's own imports run (typer, PyMongo,
 pydantic take a second or two) is caught here too; once the command has finished, further Ctrl-C are

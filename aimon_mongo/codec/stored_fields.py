@@ -1,4 +1,5 @@
-"""More field readers for stored shapes (on top of :mod:`aimon_mongo.codec._fields`).
+"""Field readers of stored shapes, shared by every backend's codecs and document layouts (on top of
+:mod:`aimon_mongo.codec._fields`; JSON text is :mod:`aimon_mongo.codec.json_text`).
 
 Every helper refuses with :class:`CodecError` naming the field and the type it found, never the stored
 value itself. Instants are accepted in both stored forms: a BSON date (``datetime``) or ISO-8601 text.
@@ -13,8 +14,9 @@ from typing import Any, TypeVar
 
 from pydantic import JsonValue
 
-from aimon_mongo.codec._fields import as_utc, clip, compact_json, json_type, optional_str, parse_json, required_str
-from aimon_mongo.codec.instant import format_instant, parse_instant
+from aimon_mongo.codec._fields import clip, json_type, optional_str, required_str
+from aimon_mongo.codec.instant import as_utc, format_instant, parse_instant
+from aimon_mongo.codec.json_text import parse_json
 from aimon_mongo.errors import CodecError
 
 E = TypeVar("E")
@@ -139,7 +141,6 @@ def parse_json_object(text: object, what: str) -> Mapping[str, Any]:
 
 
 __all__ = [
-    "compact_json",
     "enum_member",
     "instant",
     "integer",
