@@ -100,7 +100,9 @@ def display_uri(uri: str) -> str:
     """``uri`` as it may be shown: the user name and password replaced by :data:`MASK`
     (``mongodb://***@host/db``), and so are the values of the options that carry credentials
     (``authMechanismProperties``, ``tlsCertificateKeyFilePassword``). A string that is not a URI (a bare
-    ``host:port`` list) is shown as given, unless it has an ``@``: then only what follows it."""
+    ``host:port`` list) is shown as given, unless it has an ``@``: then only what follows it. The same rules
+    hold for the other backends' URIs (``redis://user:pw@host``, ``postgresql://host/db?password=pw``), so
+    front ends use this one function for any of them."""
     scheme, sep, rest = uri.partition("://")
     if not sep:
         return f"{MASK}@{uri.rsplit('@', 1)[1]}" if "@" in uri else uri

@@ -14,7 +14,7 @@ import pytest
 from gridfs import GridFSBucket
 from pymongo import AsyncMongoClient, MongoClient
 
-from aimon_mongo.errors import InvalidArgumentError, StaleWriteOwnerError
+from aimon_mongo.errors import CheckpointStoreError, InvalidArgumentError, StaleWriteOwnerError
 from aimon_mongo.langgraph import AsyncAimonCheckpointSaver
 from aimon_mongo.langgraph.records import next_version
 from aimon_mongo.mongo import ensure_schema_async
@@ -212,6 +212,32 @@ async def test_gridfs_files_are_standard(mongo_uri: str, make_async_saver: Calla
     finally:
         client.close()
     assert saver.serde.loads_typed((record.values[0].value.type, data)) == b"y" * 3_000_000
+
+
+async def test_a_large_value_missing_a_chunk_is_refused(
+    mongo_uri: str, make_async_saver: Callable[..., Any], saver_kind: str
+) -> None:
+    """Large values are read by the VFS's chunk reader: a chunk gone (or cut short) is a named
+    CheckpointStoreError, never short or spliced bytes."""
+    if saver_kind != "mongo":
+        return
+    saver: AsyncAimonCheckpointSaver = make_async_saver(inline_limit=10, value_cache_bytes=0)
+    chain = Chain(saver, str(uuid4()))
+    await chain.aput(blob=os.urandom(3_000_000))
+    record = await saver.astored_record(chain.config)
+    file_id = record.values[0].value.file_id
+    client: MongoClient[dict[str, Any]] = MongoClient(mongo_uri, **CLIENT_OPTIONS)
+    try:
+        chunks = client[saver.database.name]["langgraph_values.chunks"]
+        assert chunks.count_documents({"files_id": file_id}) > 2
+        chunks.update_one({"files_id": file_id, "n": 1}, {"$set": {"data": b"short"}})
+        with pytest.raises(CheckpointStoreError, match=r"large value .* is missing chunks"):
+            await saver.aget_tuple(chain.config)
+        chunks.delete_one({"files_id": file_id, "n": 2})
+        with pytest.raises(CheckpointStoreError, match=r"large value .* is missing chunks"):
+            await saver.aget_tuple(chain.config)
+    finally:
+        client.close()
 
 
 @pytest.mark.changestream

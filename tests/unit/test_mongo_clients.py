@@ -37,6 +37,11 @@ from aimon_mongo.mongo.clients import (
         ),
         ("mongodb://h:27017/db", "mongodb://h:27017/db"),
         ("db1:27017,db2", "db1:27017,db2"),
+        ("rediss://default:s3cret@cache:6380/0", "rediss://***@cache:6380/0"),
+        (
+            "postgresql://app:s3cret@pg/aimon?password=s3cret&sslmode=require",
+            "postgresql://***@pg/aimon?password=%2A%2A%2A&sslmode=require",
+        ),
     ],
 )
 def test_display_uri_hides_credentials(uri: str, shown: str) -> None:

@@ -20,7 +20,7 @@ from aimon_mongo.langgraph.records import (
     StoredValue,
     ThreadInfo,
 )
-from aimon_mongo.memory._async.backends import AsyncMemorySessionBackends
+from aimon_mongo.memory._async.leases import AsyncMemorySessionLeaseStore
 from aimon_mongo.memory.storage import MemoryStorage
 
 
@@ -137,6 +137,6 @@ class AsyncAimonMemoryCheckpointSaver(AsyncCheckpointSaverBase):
     ) -> None:
         self.store = store or CheckpointMemoryStore(clock)
         if leases is None:
-            leases = AsyncMemorySessionBackends("langgraph", MemoryStorage(self.store.clock)).leases
+            leases = AsyncMemorySessionLeaseStore(MemoryStorage(self.store.clock))
         super().__init__(AsyncMemoryCheckpointDriver(self.store), leases=leases, **options)
         self._elapsed = lambda: self.store.clock().timestamp()  # the store's clock decides, as on a server

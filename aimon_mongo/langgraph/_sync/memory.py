@@ -21,7 +21,7 @@ from aimon_mongo.langgraph.records import (
     StoredValue,
     ThreadInfo,
 )
-from aimon_mongo.memory._sync.backends import MemorySessionBackends
+from aimon_mongo.memory._sync.leases import MemorySessionLeaseStore
 from aimon_mongo.memory.storage import MemoryStorage
 
 
@@ -137,6 +137,6 @@ class AimonMemoryCheckpointSaver(CheckpointSaverBase):
     ) -> None:
         self.store = store or CheckpointMemoryStore(clock)
         if leases is None:
-            leases = MemorySessionBackends("langgraph", MemoryStorage(self.store.clock)).leases
+            leases = MemorySessionLeaseStore(MemoryStorage(self.store.clock))
         super().__init__(MemoryCheckpointDriver(self.store), leases=leases, **options)
         self._elapsed = lambda: self.store.clock().timestamp()  # the store's clock decides, as on a server
