@@ -3,18 +3,49 @@
 Schema: ``sql/V1__init.sql`` and ``sql/V2__session_log_segment.sql`` (the reference's DDL) plus our
 additive ``sql/V3__aimon_additions.sql`` onwards (``V4`` indexes, ``V5`` the token floor), applied by
 :func:`ensure_schema` only when asked. Retention: :meth:`PostgresSessionBackends.sweep` (:class:`SweepReport`).
+Each store alone (``AsyncPostgresSessionInbox(pool, schema)`` …) is a factory returning the service over this
+backend's driver; the lease, idempotency and signal stores are classes with the retention sweeps (see
+:mod:`aimon_mongo.services`).
 """
 
 from aimon_mongo.postgres._async.backends import AsyncPostgresSessionBackends
+from aimon_mongo.postgres._async.idempotency import AsyncPostgresIdempotencyStore
+from aimon_mongo.postgres._async.inbox import AsyncPostgresSessionInbox
+from aimon_mongo.postgres._async.leases import AsyncPostgresSessionLeaseStore
+from aimon_mongo.postgres._async.records import AsyncPostgresSessionRecordStore
 from aimon_mongo.postgres._async.schema import ensure_schema as ensure_schema_async
+from aimon_mongo.postgres._async.segments import AsyncPostgresSessionLogSegmentStore
+from aimon_mongo.postgres._async.signals import AsyncPostgresSessionSignalBus
+from aimon_mongo.postgres._async.tasks import AsyncPostgresBackgroundTaskStore
 from aimon_mongo.postgres._sync.backends import PostgresSessionBackends
+from aimon_mongo.postgres._sync.idempotency import PostgresIdempotencyStore
+from aimon_mongo.postgres._sync.inbox import PostgresSessionInbox
+from aimon_mongo.postgres._sync.leases import PostgresSessionLeaseStore
+from aimon_mongo.postgres._sync.records import PostgresSessionRecordStore
 from aimon_mongo.postgres._sync.schema import ensure_schema
+from aimon_mongo.postgres._sync.segments import PostgresSessionLogSegmentStore
+from aimon_mongo.postgres._sync.signals import PostgresSessionSignalBus
+from aimon_mongo.postgres._sync.tasks import PostgresBackgroundTaskStore
 from aimon_mongo.postgres.replication import ReplicationGuard, ReplicationReport
 from aimon_mongo.postgres.retention import SweepReport
 
 __all__ = [
+    "AsyncPostgresBackgroundTaskStore",
+    "AsyncPostgresIdempotencyStore",
     "AsyncPostgresSessionBackends",
+    "AsyncPostgresSessionInbox",
+    "AsyncPostgresSessionLeaseStore",
+    "AsyncPostgresSessionLogSegmentStore",
+    "AsyncPostgresSessionRecordStore",
+    "AsyncPostgresSessionSignalBus",
+    "PostgresBackgroundTaskStore",
+    "PostgresIdempotencyStore",
     "PostgresSessionBackends",
+    "PostgresSessionInbox",
+    "PostgresSessionLeaseStore",
+    "PostgresSessionLogSegmentStore",
+    "PostgresSessionRecordStore",
+    "PostgresSessionSignalBus",
     "ReplicationGuard",
     "ReplicationReport",
     "SweepReport",

@@ -31,6 +31,7 @@ from pymongo.errors import DuplicateKeyError, OperationFailure, PyMongoError
 from aimon_mongo import names as n
 from aimon_mongo._async.ports import AsyncSessionLeaseStore
 from aimon_mongo.errors import CheckpointStoreError, StaleWriteOwnerError, ThreadExpiredError, WriteOwnershipError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.langgraph._async.driver import Touch
 from aimon_mongo.langgraph._async.saver import AsyncCheckpointSaverBase
 from aimon_mongo.langgraph.documents import (
@@ -535,6 +536,7 @@ class AsyncMongoCheckpointDriver:
         return swept
 
 
+@exported_from("aimon_mongo.langgraph")
 class AsyncAimonCheckpointSaver(AsyncCheckpointSaverBase):
     """LangGraph checkpoint saver on MongoDB, native async (``AsyncMongoClient``).
 

@@ -31,6 +31,7 @@ from pymongo.errors import DuplicateKeyError, OperationFailure, PyMongoError
 from aimon_mongo import names as n
 from aimon_mongo._sync.ports import SessionLeaseStore
 from aimon_mongo.errors import CheckpointStoreError, StaleWriteOwnerError, ThreadExpiredError, WriteOwnershipError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.langgraph._sync.driver import Touch
 from aimon_mongo.langgraph._sync.saver import CheckpointSaverBase
 from aimon_mongo.langgraph.documents import (
@@ -535,6 +536,7 @@ class MongoCheckpointDriver:
         return swept
 
 
+@exported_from("aimon_mongo.langgraph")
 class AimonCheckpointSaver(CheckpointSaverBase):
     """LangGraph checkpoint saver on MongoDB, native sync (``MongoClient``).
 

@@ -26,10 +26,12 @@ from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
 from aimon_mongo.codec.idempotency import encode_result, entry_from_mongo, entry_to_mongo, ttl_millis
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.mongo.documents import NOW, alive, expired, literal, now_plus
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._sync.idempotency import DEFAULT_DONE_TTL, Idempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 __all__ = ["DEFAULT_DONE_TTL", "MongoIdempotencyDriver", "MongoIdempotencyStore"]
@@ -53,6 +55,9 @@ class MongoIdempotencyDriver:
 
     def __init__(self, collection: Collection[dict[str, Any]]) -> None:
         self._entries = collection
+
+    def __repr__(self) -> str:
+        return located(self, self._entries.full_name)
 
     def decode(self, raw: dict[str, Any]) -> IdempotencyEntry:
         return entry_from_mongo(raw)
@@ -118,8 +123,11 @@ def _held(key: str, holder_id: str | None) -> dict[str, Any]:
     return {n.F_ID: key, n.F_STATUS: _IN_FLIGHT, n.F_HOLDER_ID: holder_id, **_LIVE}
 
 
-class MongoIdempotencyStore(Idempotency):
-    """Client-key de-duplication and holder-loss detection on ``idempotency_entries`` (the module text)."""
+@exported_from("aimon_mongo.mongo")
+def MongoIdempotencyStore(
+    collection: Collection[dict[str, Any]], done_ttl: timedelta = DEFAULT_DONE_TTL
+) -> Idempotency:
+    """Client-key de-duplication and holder-loss detection on ``idempotency_entries`` (the module text).
 
-    def __init__(self, collection: Collection[dict[str, Any]], done_ttl: timedelta = DEFAULT_DONE_TTL) -> None:
-        super().__init__(MongoIdempotencyDriver(collection), done_ttl)
+    A factory: the :class:`~aimon_mongo.services.Idempotency` service over :class:`MongoIdempotencyDriver`."""
+    return Idempotency(MongoIdempotencyDriver(collection), done_ttl)

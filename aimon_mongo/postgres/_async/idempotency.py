@@ -18,12 +18,14 @@ from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.idempotency import decode_entry, encode_result
 from aimon_mongo.errors import IdempotencyStoreError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres._async.retention import sweep_in_batches
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._async.idempotency import DEFAULT_DONE_TTL, AsyncIdempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 __all__ = ["DEFAULT_DONE_TTL", "AsyncPostgresIdempotencyDriver", "AsyncPostgresIdempotencyStore"]
@@ -89,6 +91,9 @@ class AsyncPostgresIdempotencyDriver:
             qualify(sql, schema) for sql in (_PUT, _FIND, _MARK_DONE, _TOUCH, _REHOLD, _DELETE_HELD, _FIND_STALE)
         )
 
+    def __repr__(self) -> str:
+        return located(self, self._pool.endpoint)
+
     def decode(self, raw: Row) -> IdempotencyEntry:
         """A row selected as ``_COLUMNS``, read with the shared entry codec (columns → its field names)."""
         return decode_entry(dict(zip(_FIELDS, raw, strict=True)), n.IDEM_KEY)
@@ -132,6 +137,7 @@ class AsyncPostgresIdempotencyDriver:
             return cur.rowcount > 0
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresIdempotencyStore(AsyncIdempotency):
     """Client-key de-duplication and holder-loss detection (see the module text)."""
 

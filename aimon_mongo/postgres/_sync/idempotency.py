@@ -19,12 +19,14 @@ from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.codec._fields import compact_json
 from aimon_mongo.codec.idempotency import decode_entry, encode_result
 from aimon_mongo.errors import IdempotencyStoreError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres._sync.retention import sweep_in_batches
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._sync.idempotency import DEFAULT_DONE_TTL, Idempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 __all__ = ["DEFAULT_DONE_TTL", "PostgresIdempotencyDriver", "PostgresIdempotencyStore"]
@@ -90,6 +92,9 @@ class PostgresIdempotencyDriver:
             qualify(sql, schema) for sql in (_PUT, _FIND, _MARK_DONE, _TOUCH, _REHOLD, _DELETE_HELD, _FIND_STALE)
         )
 
+    def __repr__(self) -> str:
+        return located(self, self._pool.endpoint)
+
     def decode(self, raw: Row) -> IdempotencyEntry:
         """A row selected as ``_COLUMNS``, read with the shared entry codec (columns → its field names)."""
         return decode_entry(dict(zip(_FIELDS, raw, strict=True)), n.IDEM_KEY)
@@ -133,6 +138,7 @@ class PostgresIdempotencyDriver:
             return cur.rowcount > 0
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresIdempotencyStore(Idempotency):
     """Client-key de-duplication and holder-loss detection (see the module text)."""
 
