@@ -26,18 +26,13 @@ import aimon_mongo
 from aimon_mongo import memory, mongo, postgres, redis, services
 from aimon_mongo.clock import system_clock
 from aimon_mongo.errors import InvalidArgumentError
-from aimon_mongo.memory import MemoryStorage
-from aimon_mongo.memory._async.leases import AsyncMemoryLeaseDriver
-from aimon_mongo.memory._sync.inbox import MemoryInboxDriver
-from aimon_mongo.mongo._async.leases import AsyncMongoLeaseDriver
-from aimon_mongo.mongo._sync.records import MongoRecordDriver
+from aimon_mongo.memory import AsyncMemoryLeaseDriver, MemoryInboxDriver, MemoryStorage
+from aimon_mongo.mongo import AsyncMongoLeaseDriver, MongoRecordDriver
+from aimon_mongo.postgres import AsyncPostgresSegmentDriver
 from aimon_mongo.postgres._async.pool import AsyncPgPool
-from aimon_mongo.postgres._async.segments import AsyncPostgresSegmentDriver
-from aimon_mongo.redis import RedisKeys
+from aimon_mongo.redis import AsyncRedisInboxDriver, RedisKeys, RedisTaskDriver
 from aimon_mongo.redis._async.connection import AsyncRedisIO
-from aimon_mongo.redis._async.inbox import AsyncRedisInboxDriver
 from aimon_mongo.redis._sync.connection import RedisIO
-from aimon_mongo.redis._sync.tasks import RedisTaskDriver
 from aimon_mongo.services import AsyncInbox, AsyncLeaseStore, AsyncSegmentStore, Inbox, RecordStore, TaskStore
 
 PACKAGE = Path(aimon_mongo.__file__).parent
@@ -56,9 +51,11 @@ EXTRAS = {
 
 
 def test_a_memory_factory_returns_the_service_over_the_memory_driver() -> None:
-    store = memory.AsyncMemorySessionLeaseStore(MemoryStorage())
+    storage = MemoryStorage()
+    store = memory.AsyncMemorySessionLeaseStore(storage)
     assert type(store) is AsyncLeaseStore and isinstance(store.driver, AsyncMemoryLeaseDriver)
     assert repr(store) == "AsyncLeaseStore(driver=AsyncMemoryLeaseDriver())"
+    assert repr(AsyncLeaseStore(AsyncMemoryLeaseDriver(storage))) == repr(store)  # the same composition by hand
     inbox = memory.MemorySessionInbox(MemoryStorage())
     assert type(inbox) is Inbox and isinstance(inbox.driver, MemoryInboxDriver)
 

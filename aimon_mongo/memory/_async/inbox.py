@@ -17,6 +17,7 @@ from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemoryInboxDriver:
     """The table's calls; each runs under the storage lock."""
 

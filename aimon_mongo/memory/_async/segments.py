@@ -14,6 +14,7 @@ from aimon_mongo.services.failures import Failures, no_failures
 from aimon_mongo.services.fencing import Stale
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemorySegmentDriver:
     """Each primitive one call of the table under its lock."""
 

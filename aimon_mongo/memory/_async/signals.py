@@ -17,6 +17,7 @@ from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import no_failures
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemorySignalDriver:
     """Signal primitives of the in-memory store (see the module text)."""
 

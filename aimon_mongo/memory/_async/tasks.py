@@ -13,6 +13,7 @@ from aimon_mongo.services.failures import Failures, no_failures
 from aimon_mongo.services.task_change import TaskChange
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemoryTaskDriver:
     """The table's calls; a raw task is the model itself."""
 

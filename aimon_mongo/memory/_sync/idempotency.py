@@ -15,6 +15,7 @@ from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 
 
+@exported_from("aimon_mongo.memory")
 class MemoryIdempotencyDriver:
     """The table's primitives, awaitable; entries are kept as models (``decode`` is the identity)."""
 

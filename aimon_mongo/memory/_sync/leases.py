@@ -15,6 +15,7 @@ from aimon_mongo.services.failures import Failures, no_failures
 from aimon_mongo.services.leases import Granted, Held
 
 
+@exported_from("aimon_mongo.memory")
 class MemoryLeaseDriver:
     """The lease primitives on the in-memory table (each one step under the storage lock)."""
 

@@ -17,6 +17,7 @@ from aimon_mongo.services.fencing import Stale
 from aimon_mongo.stored.session_record import SessionTotalsJson
 
 
+@exported_from("aimon_mongo.memory")
 class MemoryRecordDriver:
     """Each primitive one call of the table under its lock."""
 

@@ -15,6 +15,7 @@ from aimon_mongo.services.failures import Failures, no_failures
 from aimon_mongo.services.fencing import Stale
 
 
+@exported_from("aimon_mongo.memory")
 class MemorySegmentDriver:
     """Each primitive one call of the table under its lock."""
 

@@ -18,6 +18,7 @@ from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import no_failures
 
 
+@exported_from("aimon_mongo.memory")
 class MemorySignalDriver:
     """Signal primitives of the in-memory store (see the module text)."""
 

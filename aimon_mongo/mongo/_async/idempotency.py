@@ -46,6 +46,7 @@ def _armed(ttl: timedelta) -> dict[str, Any]:
     return {n.F_LAST_TOUCHED_AT: NOW, n.F_EXPIRES_AT: now_plus(ttl), n.IDEM_TTL_MILLIS: literal(Int64(ttl_millis(ttl)))}
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoIdempotencyDriver:
     """The primitives over ``idempotency_entries``: one update, delete or find each (see the module text)."""
 

@@ -42,6 +42,7 @@ from aimon_mongo.stored.session_record import SessionTotalsJson
 _STAMP = {"$currentDate": {n.F_UPDATED_AT: True}}
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoRecordDriver:
     """The record primitives: the fence step, then one conditional document update (module text)."""
 

@@ -39,6 +39,7 @@ from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoSegmentDriver:
     """The segment primitives: the fence step, then the insert or delete (module text)."""
 

@@ -64,6 +64,7 @@ def _refuses_transactions(exc: PyMongoError) -> bool:
     return isinstance(exc, OperationFailure) and exc.code == _ILLEGAL_OPERATION
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoInboxDriver:
     """Collection calls only (see the module text)."""
 

@@ -33,6 +33,7 @@ from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoLeaseDriver:
     """The lease primitives on ``conversation_locks`` (see the module text)."""
 

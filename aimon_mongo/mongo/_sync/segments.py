@@ -40,6 +40,7 @@ from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoSegmentDriver:
     """The segment primitives: the fence step, then the insert or delete (module text)."""
 

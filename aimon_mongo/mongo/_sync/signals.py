@@ -51,6 +51,7 @@ PUBLISH_CHUNK = 256
 _HISTORY_LOST = {280, 286}  # ChangeStreamFatalError, ChangeStreamHistoryLost
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoSignalDriver:
     """Signal primitives and watcher of MongoDB (see the module text)."""
 

@@ -32,6 +32,7 @@ Document = dict[str, Any]
 _KEYS = {"state": n.TASK_STATE, "end_time": n.TASK_END_TIME, "last_heartbeat": n.TASK_LAST_HEARTBEAT}
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoTaskDriver:
     """One command per primitive on the ``background_task`` collection; a raw task is its document."""
 

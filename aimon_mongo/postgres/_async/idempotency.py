@@ -77,6 +77,7 @@ ORDER BY last_touched_at, key LIMIT %s
 """
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresIdempotencyDriver:
     """The primitives over ``idempotency_entry``: one statement each (``put``: the upsert, then the read of
     the row that refused it)."""

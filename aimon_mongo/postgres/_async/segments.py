@@ -42,6 +42,7 @@ SCAN = (
 """The statement of :meth:`~AsyncPostgresSegmentDriver.scan_sessions` (its plan is tested)."""
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresSegmentDriver:
     """The segment primitives: one fenced statement per write, one plain statement per read."""
 

@@ -35,6 +35,7 @@ _FILTERS = ("state = %s", "owner_type = %s AND owner_id = %s", "context_id = %s"
 _LIST = f"SELECT {TASK_COLUMNS} FROM {{task}}{{where}} ORDER BY start_time, task_id"
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresTaskDriver:
     """One statement per primitive; a raw task is its row (:data:`TASK_COLUMNS`)."""
 

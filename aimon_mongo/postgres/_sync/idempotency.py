@@ -78,6 +78,7 @@ ORDER BY last_touched_at, key LIMIT %s
 """
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresIdempotencyDriver:
     """The primitives over ``idempotency_entry``: one statement each (``put``: the upsert, then the read of
     the row that refused it)."""

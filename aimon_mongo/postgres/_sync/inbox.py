@@ -70,6 +70,7 @@ names (a foreign or damaged write) are taken and decoded too instead of keeping 
 ever."""
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresInboxDriver:
     """One statement per primitive; ``take`` and ``restore`` run in one transaction each."""
 

@@ -62,6 +62,7 @@ WHERE conversation_id = %s AND lease_expires_at > now()
 """
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresLeaseDriver:
     """The lease primitives: one statement each on ``conversation_lock`` / ``conversation_lock_fence``.
 

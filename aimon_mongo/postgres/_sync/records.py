@@ -59,6 +59,7 @@ _EXISTS = "SELECT 1 FROM {record} WHERE session_id = %s"
 _LIST_IDS = "SELECT session_id FROM {record} ORDER BY session_id"
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresRecordDriver:
     """The record primitives: one fenced statement per write, one plain statement per read."""
 

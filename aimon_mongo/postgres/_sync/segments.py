@@ -43,6 +43,7 @@ SCAN = (
 """The statement of :meth:`~PostgresSegmentDriver.scan_sessions` (its plan is tested)."""
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresSegmentDriver:
     """The segment primitives: one fenced statement per write, one plain statement per read."""
 

@@ -66,6 +66,7 @@ Row = tuple[str, str, str, str]
 """``(conversation_id, kind, origin_node_id, payload JSON text)``: one signal as inserted."""
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresSignalDriver:
     """Signal primitives of PostgreSQL; the feed is its :attr:`listener` (see the module text)."""
 

@@ -32,6 +32,7 @@ HashReply = list[bytes] | dict[bytes, bytes]
 """A record hash as ``HGETALL`` (a dict) or a script (a flat list) answers it."""
 
 
+@exported_from("aimon_mongo.redis")
 class AsyncRedisRecordDriver:
     """The record primitives: fenced scripts over the session's fence and record hash, plain reads."""
 

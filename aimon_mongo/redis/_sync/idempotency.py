@@ -44,6 +44,7 @@ def _member(name: str, value: object) -> str:
 _IN_FLIGHT = _member(n.IDEM_STATUS, IdempotencyStatus.IN_FLIGHT.value)
 
 
+@exported_from("aimon_mongo.redis")
 class RedisIdempotencyDriver:
     """The primitives over ``<idem>:<key>`` JSON values: one script or command each (see the module text)."""
 

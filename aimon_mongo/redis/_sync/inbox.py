@@ -73,6 +73,7 @@ def _shown(raw: bytes | str) -> Any:
         return raw
 
 
+@exported_from("aimon_mongo.redis")
 class RedisInboxDriver:
     """Stream commands and Lua scripts, one round trip per primitive (the quarantine listing of every
     session: a ``SCAN`` walk, then one ``XRANGE`` per session)."""

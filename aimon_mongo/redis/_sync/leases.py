@@ -26,6 +26,7 @@ from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 
 
+@exported_from("aimon_mongo.redis")
 class RedisLeaseDriver:
     """The lease primitives: one Lua script each over the lock and its fencing counter (see the module text)."""
 

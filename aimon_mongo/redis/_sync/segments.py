@@ -27,6 +27,7 @@ from aimon_mongo.services.fencing import Stale, refusal
 SCAN_COUNT = 256
 
 
+@exported_from("aimon_mongo.redis")
 class RedisSegmentDriver:
     """The segment primitives: fenced scripts over the session's fence and segment hashes, plain reads."""
 

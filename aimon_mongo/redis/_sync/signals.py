@@ -51,6 +51,7 @@ Raw = tuple[str, Any]
 """``(channel, message)``: what is published, and what the reader hands on."""
 
 
+@exported_from("aimon_mongo.redis")
 class RedisSignalDriver:
     """Signal primitives and pub/sub reader of Redis (see the module text)."""
 

@@ -25,6 +25,7 @@ from aimon_mongo.services.task_change import LOST_RACE, LostRace, TaskChange
 MGET_CHUNK = 512
 
 
+@exported_from("aimon_mongo.redis")
 class RedisTaskDriver:
     """Scripts and reads over the task values and their index set; a raw task is its JSON value."""
 
