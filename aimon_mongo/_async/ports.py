@@ -20,6 +20,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 from pydantic import JsonValue
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import (
     BackgroundTask,
     CollectedBatch,
@@ -45,6 +46,7 @@ from aimon_mongo.model.record import (
 SignalHandler = Callable[[SessionSignal], Awaitable[None]]  # sync: SignalHandler = Callable[[SessionSignal], None]
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class AsyncSessionInbox(Protocol):
     """Cross-node mailbox per session: at-most-once, priority then FIFO by store time.
@@ -104,6 +106,7 @@ class AsyncSessionInbox(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class AsyncSessionLeaseStore(Protocol):
     """Holder election with fencing tokens that strictly increase per session, across release and expiry.
@@ -137,6 +140,7 @@ class AsyncSessionLeaseStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class AsyncSubscription(Protocol):
     """Handle of one ``subscribe`` call."""
@@ -146,6 +150,7 @@ class AsyncSubscription(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class AsyncSessionSignalBus(Protocol):
     """Cross-node pub/sub of :class:`SessionSignal`. A node never receives its own signals.
@@ -175,6 +180,7 @@ class AsyncSessionSignalBus(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class AsyncIdempotencyStore(Protocol):
     """Client-key de-duplication and holder-loss detection.
@@ -223,6 +229,7 @@ class AsyncIdempotencyStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class AsyncBackgroundTaskStore(Protocol):
     """Background task records; a task never leaves a terminal state (atomically enforced)."""
@@ -249,6 +256,7 @@ class AsyncBackgroundTaskStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class AsyncSessionRecordStore(Protocol):
     """Session records, written by partial, atomic, fenced writes (no whole-record write exists).
@@ -299,6 +307,7 @@ class AsyncSessionRecordStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class AsyncSessionLogSegmentStore(Protocol):
     """Sealed session-log segments. Ids are new per ``put`` (a duplicate is refused, never overwritten);
@@ -319,6 +328,7 @@ class AsyncSessionLogSegmentStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class AsyncSessionBackends(Protocol):
     """All seven stores of one backend, built from one connection and one ``node_id``.

@@ -21,6 +21,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 from pydantic import JsonValue
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import (
     BackgroundTask,
     CollectedBatch,
@@ -46,6 +47,7 @@ from aimon_mongo.model.record import (
 SignalHandler = Callable[[SessionSignal], None]
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class SessionInbox(Protocol):
     """Cross-node mailbox per session: at-most-once, priority then FIFO by store time.
@@ -105,6 +107,7 @@ class SessionInbox(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class SessionLeaseStore(Protocol):
     """Holder election with fencing tokens that strictly increase per session, across release and expiry.
@@ -138,6 +141,7 @@ class SessionLeaseStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class Subscription(Protocol):
     """Handle of one ``subscribe`` call."""
@@ -147,6 +151,7 @@ class Subscription(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class SessionSignalBus(Protocol):
     """Cross-node pub/sub of :class:`SessionSignal`. A node never receives its own signals.
@@ -176,6 +181,7 @@ class SessionSignalBus(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class IdempotencyStore(Protocol):
     """Client-key de-duplication and holder-loss detection.
@@ -224,6 +230,7 @@ class IdempotencyStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class BackgroundTaskStore(Protocol):
     """Background task records; a task never leaves a terminal state (atomically enforced)."""
@@ -250,6 +257,7 @@ class BackgroundTaskStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class SessionRecordStore(Protocol):
     """Session records, written by partial, atomic, fenced writes (no whole-record write exists).
@@ -300,6 +308,7 @@ class SessionRecordStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class SessionLogSegmentStore(Protocol):
     """Sealed session-log segments. Ids are new per ``put`` (a duplicate is refused, never overwritten);
@@ -320,6 +329,7 @@ class SessionLogSegmentStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.ports")
 @runtime_checkable
 class SessionBackends(Protocol):
     """All seven stores of one backend, built from one connection and one ``node_id``.

@@ -50,8 +50,9 @@ class SeenCommand:
     """The command document itself, for classification in tests; never logged or shown."""
     origin: tuple[str, ...] = ()
     """With ``CommandLog(origins=True)``: the ``aimon_mongo`` functions on the stack that sent the command,
-    innermost first (``"MongoSessionInbox.deliver"``, the ``Async`` prefix dropped); empty when the
-    library did not send it (a test's own command)."""
+    innermost first (``("MongoInboxDriver.append", "Inbox.deliver", …)``, the ``Async`` prefix dropped: the
+    driver's primitive, then the service method that called it); empty when the library did not send it (a
+    test's own command)."""
 
 
 @dataclass(eq=False)

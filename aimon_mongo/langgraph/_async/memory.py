@@ -9,6 +9,7 @@ from typing import Any
 
 from aimon_mongo._async.ports import AsyncSessionLeaseStore
 from aimon_mongo.clock import Clock
+from aimon_mongo.exported import exported_from
 from aimon_mongo.langgraph._async.driver import Touch
 from aimon_mongo.langgraph._async.saver import AsyncCheckpointSaverBase
 from aimon_mongo.langgraph.memory_store import CheckpointMemoryStore
@@ -117,6 +118,7 @@ class AsyncMemoryCheckpointDriver:
         return self.store.find_checkpoint(checkpoint_id, thread_id)
 
 
+@exported_from("aimon_mongo.langgraph")
 class AsyncAimonMemoryCheckpointSaver(AsyncCheckpointSaverBase):
     """The checkpoint saver in memory: every rule of :class:`AsyncAimonCheckpointSaver` (the same class
     of results, the same conformance suite), for unit tests.

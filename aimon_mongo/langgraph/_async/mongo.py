@@ -31,6 +31,7 @@ from pymongo.errors import DuplicateKeyError, PyMongoError
 from aimon_mongo import names as n
 from aimon_mongo._async.ports import AsyncSessionLeaseStore
 from aimon_mongo.errors import CheckpointStoreError, StaleWriteOwnerError, ThreadExpiredError, WriteOwnershipError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.langgraph._async.driver import Touch
 from aimon_mongo.langgraph._async.saver import AsyncCheckpointSaverBase
 from aimon_mongo.langgraph.documents import (
@@ -504,6 +505,7 @@ def default_lease_store(database: AsyncDatabase[Any]) -> AsyncSessionLeaseStore:
     return AsyncMongoSessionLeaseStore(durable(database[n.MONGO_LOCKS], MAJORITY))
 
 
+@exported_from("aimon_mongo.langgraph")
 class AsyncAimonCheckpointSaver(AsyncCheckpointSaverBase):
     """LangGraph checkpoint saver on MongoDB, native async (``AsyncMongoClient``).
 

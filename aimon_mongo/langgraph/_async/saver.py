@@ -42,6 +42,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from aimon_mongo import names as n
 from aimon_mongo._async.ports import AsyncSessionLeaseStore
 from aimon_mongo.errors import InvalidArgumentError, StaleWriteOwnerError, WriteOwnershipError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.langgraph._async.driver import AsyncCheckpointDriver, Touch, drop_list
 from aimon_mongo.langgraph.records import (
     ChannelValue,
@@ -71,6 +72,7 @@ _LIST_PAGE = 32
 _List = builtins.list  # the class body defines a method named ``list`` (the sync twin's)
 
 
+@exported_from("aimon_mongo.langgraph")  # sync: drop
 @dataclass(frozen=True)
 class WriteOwnership:
     """The lease a writer holds on its thread: ``fencing_token`` fences every write it makes."""
@@ -134,6 +136,7 @@ def _config(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> RunnableC
     return {"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id}}
 
 
+@exported_from("aimon_mongo.langgraph")
 class AsyncCheckpointSaverBase(BaseCheckpointSaver[str]):
     """A LangGraph ``BaseCheckpointSaver`` over a checkpoint driver (see the module docstring).
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from aimon_mongo._sync.ports import SessionLeaseStore
 from aimon_mongo.clock import Clock
+from aimon_mongo.exported import exported_from
 from aimon_mongo.langgraph._sync.driver import Touch
 from aimon_mongo.langgraph._sync.saver import CheckpointSaverBase
 from aimon_mongo.langgraph.memory_store import CheckpointMemoryStore
@@ -117,6 +118,7 @@ class MemoryCheckpointDriver:
         return self.store.find_checkpoint(checkpoint_id, thread_id)
 
 
+@exported_from("aimon_mongo.langgraph")
 class AimonMemoryCheckpointSaver(CheckpointSaverBase):
     """The checkpoint saver in memory: every rule of :class:`AimonCheckpointSaver` (the same class
     of results, the same conformance suite), for unit tests.

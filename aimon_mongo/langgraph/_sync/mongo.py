@@ -32,6 +32,7 @@ from pymongo.errors import DuplicateKeyError, PyMongoError
 from aimon_mongo import names as n
 from aimon_mongo._sync.ports import SessionLeaseStore
 from aimon_mongo.errors import CheckpointStoreError, StaleWriteOwnerError, ThreadExpiredError, WriteOwnershipError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.langgraph._sync.driver import Touch
 from aimon_mongo.langgraph._sync.saver import CheckpointSaverBase
 from aimon_mongo.langgraph.documents import (
@@ -505,6 +506,7 @@ def default_lease_store(database: Database[Any]) -> SessionLeaseStore:
     return MongoSessionLeaseStore(durable(database[n.MONGO_LOCKS], MAJORITY))
 
 
+@exported_from("aimon_mongo.langgraph")
 class AimonCheckpointSaver(CheckpointSaverBase):
     """LangGraph checkpoint saver on MongoDB, native sync (``MongoClient``).
 

@@ -42,6 +42,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from aimon_mongo import names as n
 from aimon_mongo._sync.ports import SessionLeaseStore
 from aimon_mongo.errors import InvalidArgumentError, StaleWriteOwnerError, WriteOwnershipError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.langgraph._sync.driver import CheckpointDriver, Touch, drop_list
 from aimon_mongo.langgraph.records import (
     ChannelValue,
@@ -134,6 +135,7 @@ def _config(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> RunnableC
     return {"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id}}
 
 
+@exported_from("aimon_mongo.langgraph")
 class CheckpointSaverBase(BaseCheckpointSaver[str]):
     """A LangGraph ``BaseCheckpointSaver`` over a checkpoint driver (see the module docstring).
 

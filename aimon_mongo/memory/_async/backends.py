@@ -7,17 +7,26 @@ from typing import TYPE_CHECKING, Final
 from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo._async.ports import AsyncSessionBackends
 from aimon_mongo.clock import Clock, system_clock
-from aimon_mongo.memory._async.idempotency import AsyncMemoryIdempotencyStore
-from aimon_mongo.memory._async.inbox import AsyncMemorySessionInbox
-from aimon_mongo.memory._async.leases import AsyncMemorySessionLeaseStore
-from aimon_mongo.memory._async.records import AsyncMemorySessionRecordStore
-from aimon_mongo.memory._async.segments import AsyncMemorySessionLogSegmentStore
-from aimon_mongo.memory._async.signals import AsyncMemorySessionSignalBus
-from aimon_mongo.memory._async.tasks import AsyncMemoryBackgroundTaskStore
+from aimon_mongo.exported import exported_from
+from aimon_mongo.memory._async.idempotency import AsyncMemoryIdempotencyDriver
+from aimon_mongo.memory._async.inbox import AsyncMemoryInboxDriver
+from aimon_mongo.memory._async.leases import AsyncMemoryLeaseDriver
+from aimon_mongo.memory._async.records import AsyncMemoryRecordDriver
+from aimon_mongo.memory._async.segments import AsyncMemorySegmentDriver
+from aimon_mongo.memory._async.signals import AsyncMemorySignalDriver
+from aimon_mongo.memory._async.tasks import AsyncMemoryTaskDriver
 from aimon_mongo.memory.storage import MemoryStorage
+from aimon_mongo.services._async.idempotency import AsyncIdempotency
+from aimon_mongo.services._async.inbox import AsyncInbox
+from aimon_mongo.services._async.leases import AsyncLeaseStore
+from aimon_mongo.services._async.records import AsyncRecordStore
+from aimon_mongo.services._async.segments import AsyncSegmentStore
+from aimon_mongo.services._async.signals import AsyncSignalBus
+from aimon_mongo.services._async.tasks import AsyncTaskStore
 from aimon_mongo.validate import require_id
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemorySessionBackends(AsyncClosingBundle):
     """All seven in-memory stores of one node.
 
@@ -30,13 +39,14 @@ class AsyncMemorySessionBackends(AsyncClosingBundle):
         self.node_id = require_id(node_id, "node_id")
         self.storage = storage if storage is not None else MemoryStorage(clock)
         clock = clock or system_clock
-        self.inbox: Final = AsyncMemorySessionInbox(self.storage)
-        self.leases: Final = AsyncMemorySessionLeaseStore(self.storage)
-        self.signals: Final = AsyncMemorySessionSignalBus(self.storage, self.node_id)
-        self.idempotency: Final = AsyncMemoryIdempotencyStore(self.storage)
-        self.tasks: Final = AsyncMemoryBackgroundTaskStore(self.storage, clock)
-        self.records: Final = AsyncMemorySessionRecordStore(self.storage)
-        self.segments: Final = AsyncMemorySessionLogSegmentStore(self.storage)
+        storage, idempotency = self.storage, self.storage.idempotency
+        self.inbox: Final = AsyncInbox(AsyncMemoryInboxDriver(storage))
+        self.leases: Final = AsyncLeaseStore(AsyncMemoryLeaseDriver(storage))
+        self.signals: Final = AsyncSignalBus(AsyncMemorySignalDriver(storage, self.node_id))
+        self.idempotency: Final = AsyncIdempotency(AsyncMemoryIdempotencyDriver(idempotency), idempotency.done_ttl)
+        self.tasks: Final = AsyncTaskStore(AsyncMemoryTaskDriver(storage), clock)
+        self.records: Final = AsyncRecordStore(AsyncMemoryRecordDriver(storage))
+        self.segments: Final = AsyncSegmentStore(AsyncMemorySegmentDriver(storage))
 
     async def close(self) -> None:
         """Drop this node's signal subscriptions (the storage stays)."""

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.idempotency_table import IdempotencyTable
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import IdempotencyEntry, TurnResult
 from aimon_mongo.services._async.idempotency import AsyncIdempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemoryIdempotencyDriver:
     """The table's primitives, awaitable; entries are kept as models (``decode`` is the identity)."""
 
@@ -20,6 +23,9 @@ class AsyncMemoryIdempotencyDriver:
 
     def __init__(self, table: IdempotencyTable) -> None:
         self._table = table
+
+    def __repr__(self) -> str:
+        return located(self)
 
     def decode(self, raw: IdempotencyEntry) -> IdempotencyEntry:
         return raw
@@ -47,8 +53,10 @@ class AsyncMemoryIdempotencyDriver:
         return self._table.find(key)
 
 
-class AsyncMemoryIdempotencyStore(AsyncIdempotency):
-    """Client-key de-duplication on a :class:`MemoryStorage` (its clock decides expiry)."""
+@exported_from("aimon_mongo.memory")
+def AsyncMemoryIdempotencyStore(storage: MemoryStorage) -> AsyncIdempotency:
+    """Client-key de-duplication on a :class:`MemoryStorage` (its clock decides expiry).
 
-    def __init__(self, storage: MemoryStorage) -> None:
-        super().__init__(AsyncMemoryIdempotencyDriver(storage.idempotency), storage.idempotency.done_ttl)
+    A factory: the :class:`~aimon_mongo.services.AsyncIdempotency` service over
+    :class:`AsyncMemoryIdempotencyDriver`."""
+    return AsyncIdempotency(AsyncMemoryIdempotencyDriver(storage.idempotency), storage.idempotency.done_ttl)

@@ -8,13 +8,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from aimon_mongo.errors import CodecError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.services._async.inbox import AsyncInbox, Triage
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemoryInboxDriver:
     """The table's calls; each runs under the storage lock."""
 
@@ -26,6 +29,9 @@ class AsyncMemoryInboxDriver:
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.inbox
+
+    def __repr__(self) -> str:
+        return located(self)
 
     def encode(self, message: InboundMessage) -> InboundMessage:
         return message
@@ -67,8 +73,9 @@ class AsyncMemoryInboxDriver:
         return False
 
 
-class AsyncMemorySessionInbox(AsyncInbox[InboundMessage, InboundMessage, None]):
-    """Entries are kept as objects, so none is ever unreadable: the quarantine stays empty."""
+@exported_from("aimon_mongo.memory")
+def AsyncMemorySessionInbox(storage: MemoryStorage) -> AsyncInbox[InboundMessage, InboundMessage, None]:
+    """Entries are kept as objects, so none is ever unreadable: the quarantine stays empty.
 
-    def __init__(self, storage: MemoryStorage) -> None:
-        super().__init__(AsyncMemoryInboxDriver(storage))
+    A factory: the :class:`~aimon_mongo.services.AsyncInbox` service over :class:`AsyncMemoryInboxDriver`."""
+    return AsyncInbox(AsyncMemoryInboxDriver(storage))

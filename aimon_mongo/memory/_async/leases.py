@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import Lease
 from aimon_mongo.services._async.leases import AsyncLeaseStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 from aimon_mongo.services.leases import Granted, Held
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemoryLeaseDriver:
     """The lease primitives on the in-memory table (each one step under the storage lock)."""
 
@@ -21,6 +24,9 @@ class AsyncMemoryLeaseDriver:
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.leases
+
+    def __repr__(self) -> str:
+        return located(self)
 
     async def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         return self._table.acquire(session_id, holder_id, ttl)
@@ -35,8 +41,9 @@ class AsyncMemoryLeaseDriver:
         return self._table.find(session_id)
 
 
-class AsyncMemorySessionLeaseStore(AsyncLeaseStore):
-    """Holder election with fencing tokens, in memory (the lease service over the table)."""
+@exported_from("aimon_mongo.memory")
+def AsyncMemorySessionLeaseStore(storage: MemoryStorage) -> AsyncLeaseStore:
+    """Holder election with fencing tokens, in memory (the lease service over the table).
 
-    def __init__(self, storage: MemoryStorage) -> None:
-        super().__init__(AsyncMemoryLeaseDriver(storage))
+    A factory: the :class:`~aimon_mongo.services.AsyncLeaseStore` service over :class:`AsyncMemoryLeaseDriver`."""
+    return AsyncLeaseStore(AsyncMemoryLeaseDriver(storage))

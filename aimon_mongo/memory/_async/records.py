@@ -6,20 +6,26 @@ from __future__ import annotations
 from typing import Any
 
 from aimon_mongo.codec.totals import decode_totals
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.services._async.records import AsyncRecordStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 from aimon_mongo.services.fencing import Stale
 from aimon_mongo.stored.session_record import SessionTotalsJson
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemoryRecordDriver:
     """Each primitive one call of the table under its lock."""
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.records
         self.failures: Failures = no_failures
+
+    def __repr__(self) -> str:
+        return located(self)
 
     async def merge_transcript(self, session_id: str, transcript: str, token: int) -> Stale | None:
         return self._table.fenced(
@@ -59,8 +65,9 @@ class AsyncMemoryRecordDriver:
         return self._table.read(lambda: sorted(self._table.records))
 
 
-class AsyncMemorySessionRecordStore(AsyncRecordStore[SessionRecord]):
-    """Session records of a :class:`MemoryStorage` (fenced by the storage's per-session fence)."""
+@exported_from("aimon_mongo.memory")
+def AsyncMemorySessionRecordStore(storage: MemoryStorage) -> AsyncRecordStore[SessionRecord]:
+    """Session records of a :class:`MemoryStorage` (fenced by the storage's per-session fence).
 
-    def __init__(self, storage: MemoryStorage) -> None:
-        super().__init__(AsyncMemoryRecordDriver(storage))
+    A factory: the :class:`~aimon_mongo.services.AsyncRecordStore` service over :class:`AsyncMemoryRecordDriver`."""
+    return AsyncRecordStore(AsyncMemoryRecordDriver(storage))

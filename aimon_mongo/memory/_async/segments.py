@@ -5,19 +5,25 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.services._async.segments import AsyncSegmentStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 from aimon_mongo.services.fencing import Stale
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemorySegmentDriver:
     """Each primitive one call of the table under its lock."""
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.records
         self.failures: Failures = no_failures
+
+    def __repr__(self) -> str:
+        return located(self)
 
     async def put(self, segment: LogSegment, token: int) -> bool | Stale:
         return self._table.fenced(segment.session_id, token, lambda: self._table.add_segment(segment))
@@ -41,8 +47,9 @@ class AsyncMemorySegmentDriver:
         return self._table.read(lambda: self._table.scan_sessions(created_before, cursor, limit))
 
 
-class AsyncMemorySessionLogSegmentStore(AsyncSegmentStore[LogSegment]):
-    """Log segments of a :class:`MemoryStorage` (fenced by the storage's per-session fence)."""
+@exported_from("aimon_mongo.memory")
+def AsyncMemorySessionLogSegmentStore(storage: MemoryStorage) -> AsyncSegmentStore[LogSegment]:
+    """Log segments of a :class:`MemoryStorage` (fenced by the storage's per-session fence).
 
-    def __init__(self, storage: MemoryStorage) -> None:
-        super().__init__(AsyncMemorySegmentDriver(storage))
+    A factory: the :class:`~aimon_mongo.services.AsyncSegmentStore` service over :class:`AsyncMemorySegmentDriver`."""
+    return AsyncSegmentStore(AsyncMemorySegmentDriver(storage))

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.services._async.signals import AsyncSignalBus, Deliver
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import no_failures
 
 
+@exported_from("aimon_mongo.memory")
 class AsyncMemorySignalDriver:
     """Signal primitives of the in-memory store (see the module text)."""
 
@@ -31,6 +34,9 @@ class AsyncMemorySignalDriver:
         self._hub = storage.signals
         self._deliver: Deliver | None = None
         self._followed: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        return located(self)
 
     def encode(self, signal: SessionSignal) -> SessionSignal:
         return signal
@@ -72,8 +78,9 @@ class AsyncMemorySignalDriver:
             await self.unfollow(session_id)
 
 
-class AsyncMemorySessionSignalBus(AsyncSignalBus):
-    """In-memory signal bus of one node: handlers run in the publisher's call, in subscription order."""
+@exported_from("aimon_mongo.memory")
+def AsyncMemorySessionSignalBus(storage: MemoryStorage, node_id: str) -> AsyncSignalBus:
+    """In-memory signal bus of one node: handlers run in the publisher's call, in subscription order.
 
-    def __init__(self, storage: MemoryStorage, node_id: str) -> None:
-        super().__init__(AsyncMemorySignalDriver(storage, node_id))
+    A factory: the :class:`~aimon_mongo.services.AsyncSignalBus` service over :class:`AsyncMemorySignalDriver`."""
+    return AsyncSignalBus(AsyncMemorySignalDriver(storage, node_id))

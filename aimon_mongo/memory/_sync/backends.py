@@ -8,17 +8,26 @@ from typing import TYPE_CHECKING, Final
 from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo._sync.ports import SessionBackends
 from aimon_mongo.clock import Clock, system_clock
-from aimon_mongo.memory._sync.idempotency import MemoryIdempotencyStore
-from aimon_mongo.memory._sync.inbox import MemorySessionInbox
-from aimon_mongo.memory._sync.leases import MemorySessionLeaseStore
-from aimon_mongo.memory._sync.records import MemorySessionRecordStore
-from aimon_mongo.memory._sync.segments import MemorySessionLogSegmentStore
-from aimon_mongo.memory._sync.signals import MemorySessionSignalBus
-from aimon_mongo.memory._sync.tasks import MemoryBackgroundTaskStore
+from aimon_mongo.exported import exported_from
+from aimon_mongo.memory._sync.idempotency import MemoryIdempotencyDriver
+from aimon_mongo.memory._sync.inbox import MemoryInboxDriver
+from aimon_mongo.memory._sync.leases import MemoryLeaseDriver
+from aimon_mongo.memory._sync.records import MemoryRecordDriver
+from aimon_mongo.memory._sync.segments import MemorySegmentDriver
+from aimon_mongo.memory._sync.signals import MemorySignalDriver
+from aimon_mongo.memory._sync.tasks import MemoryTaskDriver
 from aimon_mongo.memory.storage import MemoryStorage
+from aimon_mongo.services._sync.idempotency import Idempotency
+from aimon_mongo.services._sync.inbox import Inbox
+from aimon_mongo.services._sync.leases import LeaseStore
+from aimon_mongo.services._sync.records import RecordStore
+from aimon_mongo.services._sync.segments import SegmentStore
+from aimon_mongo.services._sync.signals import SignalBus
+from aimon_mongo.services._sync.tasks import TaskStore
 from aimon_mongo.validate import require_id
 
 
+@exported_from("aimon_mongo.memory")
 class MemorySessionBackends(ClosingBundle):
     """All seven in-memory stores of one node.
 
@@ -31,13 +40,14 @@ class MemorySessionBackends(ClosingBundle):
         self.node_id = require_id(node_id, "node_id")
         self.storage = storage if storage is not None else MemoryStorage(clock)
         clock = clock or system_clock
-        self.inbox: Final = MemorySessionInbox(self.storage)
-        self.leases: Final = MemorySessionLeaseStore(self.storage)
-        self.signals: Final = MemorySessionSignalBus(self.storage, self.node_id)
-        self.idempotency: Final = MemoryIdempotencyStore(self.storage)
-        self.tasks: Final = MemoryBackgroundTaskStore(self.storage, clock)
-        self.records: Final = MemorySessionRecordStore(self.storage)
-        self.segments: Final = MemorySessionLogSegmentStore(self.storage)
+        storage, idempotency = self.storage, self.storage.idempotency
+        self.inbox: Final = Inbox(MemoryInboxDriver(storage))
+        self.leases: Final = LeaseStore(MemoryLeaseDriver(storage))
+        self.signals: Final = SignalBus(MemorySignalDriver(storage, self.node_id))
+        self.idempotency: Final = Idempotency(MemoryIdempotencyDriver(idempotency), idempotency.done_ttl)
+        self.tasks: Final = TaskStore(MemoryTaskDriver(storage), clock)
+        self.records: Final = RecordStore(MemoryRecordDriver(storage))
+        self.segments: Final = SegmentStore(MemorySegmentDriver(storage))
 
     def close(self) -> None:
         """Drop this node's signal subscriptions (the storage stays)."""

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.idempotency_table import IdempotencyTable
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import IdempotencyEntry, TurnResult
 from aimon_mongo.services._sync.idempotency import Idempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 
 
+@exported_from("aimon_mongo.memory")
 class MemoryIdempotencyDriver:
     """The table's primitives, awaitable; entries are kept as models (``decode`` is the identity)."""
 
@@ -21,6 +24,9 @@ class MemoryIdempotencyDriver:
 
     def __init__(self, table: IdempotencyTable) -> None:
         self._table = table
+
+    def __repr__(self) -> str:
+        return located(self)
 
     def decode(self, raw: IdempotencyEntry) -> IdempotencyEntry:
         return raw
@@ -48,8 +54,10 @@ class MemoryIdempotencyDriver:
         return self._table.find(key)
 
 
-class MemoryIdempotencyStore(Idempotency):
-    """Client-key de-duplication on a :class:`MemoryStorage` (its clock decides expiry)."""
+@exported_from("aimon_mongo.memory")
+def MemoryIdempotencyStore(storage: MemoryStorage) -> Idempotency:
+    """Client-key de-duplication on a :class:`MemoryStorage` (its clock decides expiry).
 
-    def __init__(self, storage: MemoryStorage) -> None:
-        super().__init__(MemoryIdempotencyDriver(storage.idempotency), storage.idempotency.done_ttl)
+    A factory: the :class:`~aimon_mongo.services.Idempotency` service over
+    :class:`MemoryIdempotencyDriver`."""
+    return Idempotency(MemoryIdempotencyDriver(storage.idempotency), storage.idempotency.done_ttl)

@@ -9,13 +9,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from aimon_mongo.errors import CodecError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.services._sync.inbox import Inbox, Triage
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 
 
+@exported_from("aimon_mongo.memory")
 class MemoryInboxDriver:
     """The table's calls; each runs under the storage lock."""
 
@@ -27,6 +30,9 @@ class MemoryInboxDriver:
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.inbox
+
+    def __repr__(self) -> str:
+        return located(self)
 
     def encode(self, message: InboundMessage) -> InboundMessage:
         return message
@@ -68,8 +74,9 @@ class MemoryInboxDriver:
         return False
 
 
-class MemorySessionInbox(Inbox[InboundMessage, InboundMessage, None]):
-    """Entries are kept as objects, so none is ever unreadable: the quarantine stays empty."""
+@exported_from("aimon_mongo.memory")
+def MemorySessionInbox(storage: MemoryStorage) -> Inbox[InboundMessage, InboundMessage, None]:
+    """Entries are kept as objects, so none is ever unreadable: the quarantine stays empty.
 
-    def __init__(self, storage: MemoryStorage) -> None:
-        super().__init__(MemoryInboxDriver(storage))
+    A factory: the :class:`~aimon_mongo.services.Inbox` service over :class:`MemoryInboxDriver`."""
+    return Inbox(MemoryInboxDriver(storage))

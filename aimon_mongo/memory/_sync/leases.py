@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import Lease
 from aimon_mongo.services._sync.leases import LeaseStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 from aimon_mongo.services.leases import Granted, Held
 
 
+@exported_from("aimon_mongo.memory")
 class MemoryLeaseDriver:
     """The lease primitives on the in-memory table (each one step under the storage lock)."""
 
@@ -22,6 +25,9 @@ class MemoryLeaseDriver:
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.leases
+
+    def __repr__(self) -> str:
+        return located(self)
 
     def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         return self._table.acquire(session_id, holder_id, ttl)
@@ -36,8 +42,9 @@ class MemoryLeaseDriver:
         return self._table.find(session_id)
 
 
-class MemorySessionLeaseStore(LeaseStore):
-    """Holder election with fencing tokens, in memory (the lease service over the table)."""
+@exported_from("aimon_mongo.memory")
+def MemorySessionLeaseStore(storage: MemoryStorage) -> LeaseStore:
+    """Holder election with fencing tokens, in memory (the lease service over the table).
 
-    def __init__(self, storage: MemoryStorage) -> None:
-        super().__init__(MemoryLeaseDriver(storage))
+    A factory: the :class:`~aimon_mongo.services.LeaseStore` service over :class:`MemoryLeaseDriver`."""
+    return LeaseStore(MemoryLeaseDriver(storage))

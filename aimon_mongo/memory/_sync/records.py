@@ -7,20 +7,26 @@ from __future__ import annotations
 from typing import Any
 
 from aimon_mongo.codec.totals import decode_totals
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.services._sync.records import RecordStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 from aimon_mongo.services.fencing import Stale
 from aimon_mongo.stored.session_record import SessionTotalsJson
 
 
+@exported_from("aimon_mongo.memory")
 class MemoryRecordDriver:
     """Each primitive one call of the table under its lock."""
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.records
         self.failures: Failures = no_failures
+
+    def __repr__(self) -> str:
+        return located(self)
 
     def merge_transcript(self, session_id: str, transcript: str, token: int) -> Stale | None:
         return self._table.fenced(
@@ -60,8 +66,9 @@ class MemoryRecordDriver:
         return self._table.read(lambda: sorted(self._table.records))
 
 
-class MemorySessionRecordStore(RecordStore[SessionRecord]):
-    """Session records of a :class:`MemoryStorage` (fenced by the storage's per-session fence)."""
+@exported_from("aimon_mongo.memory")
+def MemorySessionRecordStore(storage: MemoryStorage) -> RecordStore[SessionRecord]:
+    """Session records of a :class:`MemoryStorage` (fenced by the storage's per-session fence).
 
-    def __init__(self, storage: MemoryStorage) -> None:
-        super().__init__(MemoryRecordDriver(storage))
+    A factory: the :class:`~aimon_mongo.services.RecordStore` service over :class:`MemoryRecordDriver`."""
+    return RecordStore(MemoryRecordDriver(storage))

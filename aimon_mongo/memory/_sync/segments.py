@@ -6,19 +6,25 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.services._sync.segments import SegmentStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures, no_failures
 from aimon_mongo.services.fencing import Stale
 
 
+@exported_from("aimon_mongo.memory")
 class MemorySegmentDriver:
     """Each primitive one call of the table under its lock."""
 
     def __init__(self, storage: MemoryStorage) -> None:
         self._table = storage.records
         self.failures: Failures = no_failures
+
+    def __repr__(self) -> str:
+        return located(self)
 
     def put(self, segment: LogSegment, token: int) -> bool | Stale:
         return self._table.fenced(segment.session_id, token, lambda: self._table.add_segment(segment))
@@ -42,8 +48,9 @@ class MemorySegmentDriver:
         return self._table.read(lambda: self._table.scan_sessions(created_before, cursor, limit))
 
 
-class MemorySessionLogSegmentStore(SegmentStore[LogSegment]):
-    """Log segments of a :class:`MemoryStorage` (fenced by the storage's per-session fence)."""
+@exported_from("aimon_mongo.memory")
+def MemorySessionLogSegmentStore(storage: MemoryStorage) -> SegmentStore[LogSegment]:
+    """Log segments of a :class:`MemoryStorage` (fenced by the storage's per-session fence).
 
-    def __init__(self, storage: MemoryStorage) -> None:
-        super().__init__(MemorySegmentDriver(storage))
+    A factory: the :class:`~aimon_mongo.services.SegmentStore` service over :class:`MemorySegmentDriver`."""
+    return SegmentStore(MemorySegmentDriver(storage))

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.services._sync.signals import SignalBus, Deliver
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import no_failures
 
 
+@exported_from("aimon_mongo.memory")
 class MemorySignalDriver:
     """Signal primitives of the in-memory store (see the module text)."""
 
@@ -32,6 +35,9 @@ class MemorySignalDriver:
         self._hub = storage.signals
         self._deliver: Deliver | None = None
         self._followed: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        return located(self)
 
     def encode(self, signal: SessionSignal) -> SessionSignal:
         return signal
@@ -73,8 +79,9 @@ class MemorySignalDriver:
             self.unfollow(session_id)
 
 
-class MemorySessionSignalBus(SignalBus):
-    """In-memory signal bus of one node: handlers run in the publisher's call, in subscription order."""
+@exported_from("aimon_mongo.memory")
+def MemorySessionSignalBus(storage: MemoryStorage, node_id: str) -> SignalBus:
+    """In-memory signal bus of one node: handlers run in the publisher's call, in subscription order.
 
-    def __init__(self, storage: MemoryStorage, node_id: str) -> None:
-        super().__init__(MemorySignalDriver(storage, node_id))
+    A factory: the :class:`~aimon_mongo.services.SignalBus` service over :class:`MemorySignalDriver`."""
+    return SignalBus(MemorySignalDriver(storage, node_id))

@@ -14,20 +14,27 @@ from aimon_mongo import names as n
 from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo._async.ports import AsyncSessionBackends
 from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.exported import exported_from
 from aimon_mongo.mongo._async.connect import open_backends
-from aimon_mongo.mongo._async.idempotency import DEFAULT_DONE_TTL, AsyncMongoIdempotencyStore
+from aimon_mongo.mongo._async.idempotency import DEFAULT_DONE_TTL, AsyncMongoIdempotencyDriver
 from aimon_mongo.mongo._async.inbox import AsyncMongoSessionInbox
-from aimon_mongo.mongo._async.leases import AsyncMongoSessionLeaseStore
-from aimon_mongo.mongo._async.records import AsyncMongoSessionRecordStore
+from aimon_mongo.mongo._async.leases import AsyncMongoLeaseDriver
+from aimon_mongo.mongo._async.records import AsyncMongoRecordDriver
 from aimon_mongo.mongo._async.schema_check import AsyncSchemaCheck
-from aimon_mongo.mongo._async.segments import AsyncMongoSessionLogSegmentStore
+from aimon_mongo.mongo._async.segments import AsyncMongoSegmentDriver
 from aimon_mongo.mongo._async.signals import AsyncMongoSessionSignalBus, WatchMode
-from aimon_mongo.mongo._async.tasks import AsyncMongoBackgroundTaskStore
+from aimon_mongo.mongo._async.tasks import AsyncMongoTaskDriver
 from aimon_mongo.mongo.collections import MongoCollectionNames
 from aimon_mongo.mongo.durability import MAJORITY, Durability, durable, require_durability
+from aimon_mongo.services._async.idempotency import AsyncIdempotency
+from aimon_mongo.services._async.leases import AsyncLeaseStore
+from aimon_mongo.services._async.records import AsyncRecordStore
+from aimon_mongo.services._async.segments import AsyncSegmentStore
+from aimon_mongo.services._async.tasks import AsyncTaskStore
 from aimon_mongo.validate import require_id, require_instance
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoSessionBackends(AsyncClosingBundle):
     """All seven MongoDB stores of one node, on one database.
 
@@ -74,14 +81,16 @@ class AsyncMongoSessionBackends(AsyncClosingBundle):
 
         fences = strict(names.fences)
         self.inbox: Final = AsyncMongoSessionInbox(strict(names.inbox), strict(names.quarantine), clock)
-        self.leases: Final = AsyncMongoSessionLeaseStore(strict(names.locks))
+        self.leases: Final = AsyncLeaseStore(AsyncMongoLeaseDriver(strict(names.locks)))
         self.signals: Final = AsyncMongoSessionSignalBus(
             database[names.signals], self.node_id, mode=signal_mode, poll_interval=signal_poll_interval
         )
-        self.idempotency: Final = AsyncMongoIdempotencyStore(strict(names.idempotency), idempotency_done_ttl)
-        self.tasks: Final = AsyncMongoBackgroundTaskStore(database[names.tasks], clock)
-        self.records: Final = AsyncMongoSessionRecordStore(strict(names.records), fences)
-        self.segments: Final = AsyncMongoSessionLogSegmentStore(strict(names.segments), fences)
+        self.idempotency: Final = AsyncIdempotency(
+            AsyncMongoIdempotencyDriver(strict(names.idempotency)), idempotency_done_ttl
+        )
+        self.tasks: Final = AsyncTaskStore(AsyncMongoTaskDriver(database[names.tasks]), clock)
+        self.records: Final = AsyncRecordStore(AsyncMongoRecordDriver(strict(names.records), fences))
+        self.segments: Final = AsyncSegmentStore(AsyncMongoSegmentDriver(strict(names.segments), fences))
 
     @classmethod
     def from_uri(

@@ -25,10 +25,12 @@ from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
 from aimon_mongo.codec.idempotency import encode_result, entry_from_mongo, entry_to_mongo, ttl_millis
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.mongo.documents import NOW, alive, expired, literal, now_plus
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._async.idempotency import DEFAULT_DONE_TTL, AsyncIdempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 __all__ = ["DEFAULT_DONE_TTL", "AsyncMongoIdempotencyDriver", "AsyncMongoIdempotencyStore"]
@@ -44,6 +46,7 @@ def _armed(ttl: timedelta) -> dict[str, Any]:
     return {n.F_LAST_TOUCHED_AT: NOW, n.F_EXPIRES_AT: now_plus(ttl), n.IDEM_TTL_MILLIS: literal(Int64(ttl_millis(ttl)))}
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoIdempotencyDriver:
     """The primitives over ``idempotency_entries``: one update, delete or find each (see the module text)."""
 
@@ -52,6 +55,9 @@ class AsyncMongoIdempotencyDriver:
 
     def __init__(self, collection: AsyncCollection[dict[str, Any]]) -> None:
         self._entries = collection
+
+    def __repr__(self) -> str:
+        return located(self, self._entries.full_name)
 
     def decode(self, raw: dict[str, Any]) -> IdempotencyEntry:
         return entry_from_mongo(raw)
@@ -117,8 +123,11 @@ def _held(key: str, holder_id: str | None) -> dict[str, Any]:
     return {n.F_ID: key, n.F_STATUS: _IN_FLIGHT, n.F_HOLDER_ID: holder_id, **_LIVE}
 
 
-class AsyncMongoIdempotencyStore(AsyncIdempotency):
-    """Client-key de-duplication and holder-loss detection on ``idempotency_entries`` (the module text)."""
+@exported_from("aimon_mongo.mongo")
+def AsyncMongoIdempotencyStore(
+    collection: AsyncCollection[dict[str, Any]], done_ttl: timedelta = DEFAULT_DONE_TTL
+) -> AsyncIdempotency:
+    """Client-key de-duplication and holder-loss detection on ``idempotency_entries`` (the module text).
 
-    def __init__(self, collection: AsyncCollection[dict[str, Any]], done_ttl: timedelta = DEFAULT_DONE_TTL) -> None:
-        super().__init__(AsyncMongoIdempotencyDriver(collection), done_ttl)
+    A factory: the :class:`~aimon_mongo.services.AsyncIdempotency` service over :class:`AsyncMongoIdempotencyDriver`."""
+    return AsyncIdempotency(AsyncMongoIdempotencyDriver(collection), done_ttl)

@@ -22,14 +22,17 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import Lease
 from aimon_mongo.mongo.documents import NOW, alive, expired, lease_claim, lease_from_document, now_plus
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._async.leases import AsyncLeaseStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoLeaseDriver:
     """The lease primitives on ``conversation_locks`` (see the module text)."""
 
@@ -40,6 +43,9 @@ class AsyncMongoLeaseDriver:
 
     def __init__(self, collection: AsyncCollection[dict[str, Any]]) -> None:
         self._locks = collection
+
+    def __repr__(self) -> str:
+        return located(self, self._locks.full_name)
 
     async def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         doc = await self._locks.find_one_and_update(
@@ -76,12 +82,13 @@ class AsyncMongoLeaseDriver:
         return None if doc is None else lease_from_document(doc)
 
 
-class AsyncMongoSessionLeaseStore(AsyncLeaseStore):
+@exported_from("aimon_mongo.mongo")
+def AsyncMongoSessionLeaseStore(collection: AsyncCollection[dict[str, Any]]) -> AsyncLeaseStore:
     """Holder election with fencing tokens on ``conversation_locks`` (the lease service over
-    :class:`AsyncMongoLeaseDriver`)."""
+    :class:`AsyncMongoLeaseDriver`).
 
-    def __init__(self, collection: AsyncCollection[dict[str, Any]]) -> None:
-        super().__init__(AsyncMongoLeaseDriver(collection))
+    A factory: the :class:`~aimon_mongo.services.AsyncLeaseStore` service over :class:`AsyncMongoLeaseDriver`."""
+    return AsyncLeaseStore(AsyncMongoLeaseDriver(collection))
 
 
 def _matching(lease: Lease) -> dict[str, Any]:

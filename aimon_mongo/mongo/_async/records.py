@@ -27,12 +27,14 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from aimon_mongo import names as n
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.mongo._async.fences import advance_fence
 from aimon_mongo.mongo._async.pages import read_in_pages
 from aimon_mongo.mongo.documents import NOW, literal, not_above, record_from_document
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._async.records import AsyncRecordStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale
 from aimon_mongo.stored.session_record import SessionTotalsJson
@@ -40,6 +42,7 @@ from aimon_mongo.stored.session_record import SessionTotalsJson
 _STAMP = {"$currentDate": {n.F_UPDATED_AT: True}}
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoRecordDriver:
     """The record primitives: the fence step, then one conditional document update (module text)."""
 
@@ -47,6 +50,9 @@ class AsyncMongoRecordDriver:
         self._records = records
         self._fences = fences
         self.failures: Failures = failures
+
+    def __repr__(self) -> str:
+        return located(self, self._records.full_name, self._fences.full_name)
 
     async def merge_transcript(self, session_id: str, transcript: str, token: int) -> Stale | None:
         if stale := await advance_fence(self._fences, session_id, token):
@@ -140,8 +146,11 @@ class AsyncMongoRecordDriver:
         return Stale(None if doc.get(n.F_FENCING_TOKEN) is None else int(doc[n.F_FENCING_TOKEN]))
 
 
-class AsyncMongoSessionRecordStore(AsyncRecordStore[dict[str, Any]]):
-    """Session records in ``session_records``, fenced by ``session_fences`` (see the module text)."""
+@exported_from("aimon_mongo.mongo")
+def AsyncMongoSessionRecordStore(
+    records: AsyncCollection[dict[str, Any]], fences: AsyncCollection[dict[str, Any]]
+) -> AsyncRecordStore[dict[str, Any]]:
+    """Session records in ``session_records``, fenced by ``session_fences`` (see the module text).
 
-    def __init__(self, records: AsyncCollection[dict[str, Any]], fences: AsyncCollection[dict[str, Any]]) -> None:
-        super().__init__(AsyncMongoRecordDriver(records, fences))
+    A factory: the :class:`~aimon_mongo.services.AsyncRecordStore` service over :class:`AsyncMongoRecordDriver`."""
+    return AsyncRecordStore(AsyncMongoRecordDriver(records, fences))

@@ -23,6 +23,7 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.mongo._async.fences import advance_fence, highest_token
 from aimon_mongo.mongo.documents import (
@@ -33,10 +34,12 @@ from aimon_mongo.mongo.documents import (
 )
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._async.segments import AsyncSegmentStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoSegmentDriver:
     """The segment primitives: the fence step, then the insert or delete (module text)."""
 
@@ -44,6 +47,9 @@ class AsyncMongoSegmentDriver:
         self._segments = segments
         self._fences = fences
         self.failures: Failures = failures
+
+    def __repr__(self) -> str:
+        return located(self, self._segments.full_name, self._fences.full_name)
 
     async def put(self, segment: LogSegment, token: int) -> bool | Stale:
         session_id = segment.session_id
@@ -99,8 +105,11 @@ def _one(session_id: str, segment_id: str) -> dict[str, Any]:
     return {n.F_SESSION_ID: session_id, n.F_ID: segment_key(session_id, segment_id)}
 
 
-class AsyncMongoSessionLogSegmentStore(AsyncSegmentStore[dict[str, Any]]):
-    """Log segments in ``session_log_segments``, fenced by ``session_fences`` (see the module text)."""
+@exported_from("aimon_mongo.mongo")
+def AsyncMongoSessionLogSegmentStore(
+    segments: AsyncCollection[dict[str, Any]], fences: AsyncCollection[dict[str, Any]]
+) -> AsyncSegmentStore[dict[str, Any]]:
+    """Log segments in ``session_log_segments``, fenced by ``session_fences`` (see the module text).
 
-    def __init__(self, segments: AsyncCollection[dict[str, Any]], fences: AsyncCollection[dict[str, Any]]) -> None:
-        super().__init__(AsyncMongoSegmentDriver(segments, fences))
+    A factory: the :class:`~aimon_mongo.services.AsyncSegmentStore` service over :class:`AsyncMongoSegmentDriver`."""
+    return AsyncSegmentStore(AsyncMongoSegmentDriver(segments, fences))

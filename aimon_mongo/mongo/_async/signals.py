@@ -33,11 +33,13 @@ from aimon_mongo import names as n
 from aimon_mongo._async_runtime import Event, wait_event
 from aimon_mongo.codec.signal import decode_signal, signal_to_mongo
 from aimon_mongo.errors import SignalBusError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.mongo._async.server import describe
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.mongo.poll_position import DEFAULT_LOOKBACK, PollPosition
 from aimon_mongo.services._async.signals import AsyncSignalBus, Deliver
+from aimon_mongo.services.composed import located
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,7 @@ PUBLISH_CHUNK = 256
 _HISTORY_LOST = {280, 286}  # ChangeStreamFatalError, ChangeStreamHistoryLost
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoSignalDriver:
     """Signal primitives and watcher of MongoDB (see the module text)."""
 
@@ -83,6 +86,9 @@ class AsyncMongoSignalDriver:
         self._waiters_lock = threading.Lock()
         self.watch_mode: WatchMode | None = None
         """``"change_stream"`` or ``"poll"`` once the watcher started."""
+
+    def __repr__(self) -> str:
+        return located(self, self._signals.full_name)
 
     def encode(self, signal: SessionSignal) -> dict[str, Any]:
         return signal_to_mongo(signal)
@@ -225,6 +231,7 @@ class AsyncMongoSignalDriver:
         self._position.mark(new)
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoSessionSignalBus(AsyncSignalBus):
     """Cross-node signals on MongoDB (see the module text). ``mode`` forces the watcher's way
     (``"change_stream"`` or ``"poll"``; ``"auto"`` asks the server), polling every ``poll_interval``

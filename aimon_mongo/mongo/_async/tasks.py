@@ -16,11 +16,13 @@ from pymongo.asynchronous.collection import AsyncCollection
 from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.task import task_from_mongo, task_to_mongo
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import BackgroundTask, TaskQuery, TaskState
 from aimon_mongo.mongo._async.pages import read_in_pages
 from aimon_mongo.mongo.documents import task_filter
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._async.tasks import AsyncTaskStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.task_change import TaskChange
 
@@ -29,12 +31,16 @@ Document = dict[str, Any]
 _KEYS = {"state": n.TASK_STATE, "end_time": n.TASK_END_TIME, "last_heartbeat": n.TASK_LAST_HEARTBEAT}
 
 
+@exported_from("aimon_mongo.mongo")
 class AsyncMongoTaskDriver:
     """One command per primitive on the ``background_task`` collection; a raw task is its document."""
 
     def __init__(self, collection: AsyncCollection[Document]) -> None:
         self._tasks = collection
         self.failures: Failures = failures
+
+    def __repr__(self) -> str:
+        return located(self, self._tasks.full_name)
 
     def decode(self, raw: Document) -> BackgroundTask:
         return task_from_mongo(raw)
@@ -59,8 +65,9 @@ class AsyncMongoTaskDriver:
         return [(doc.get(n.F_ID), doc) for doc in await read_in_pages(self._tasks, task_filter(query))]
 
 
-class AsyncMongoBackgroundTaskStore(AsyncTaskStore[Document]):
-    """Background tasks in ``collection``; ``clock`` stamps a terminal task's ``end_time``."""
+@exported_from("aimon_mongo.mongo")
+def AsyncMongoBackgroundTaskStore(collection: AsyncCollection[Document], clock: Clock) -> AsyncTaskStore[Document]:
+    """Background tasks in ``collection``; ``clock`` stamps a terminal task's ``end_time``.
 
-    def __init__(self, collection: AsyncCollection[Document], clock: Clock) -> None:
-        super().__init__(AsyncMongoTaskDriver(collection), clock)
+    A factory: the :class:`~aimon_mongo.services.AsyncTaskStore` service over :class:`AsyncMongoTaskDriver`."""
+    return AsyncTaskStore(AsyncMongoTaskDriver(collection), clock)

@@ -15,20 +15,27 @@ from aimon_mongo import names as n
 from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo._sync.ports import SessionBackends
 from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.exported import exported_from
 from aimon_mongo.mongo._sync.connect import open_backends
-from aimon_mongo.mongo._sync.idempotency import DEFAULT_DONE_TTL, MongoIdempotencyStore
+from aimon_mongo.mongo._sync.idempotency import DEFAULT_DONE_TTL, MongoIdempotencyDriver
 from aimon_mongo.mongo._sync.inbox import MongoSessionInbox
-from aimon_mongo.mongo._sync.leases import MongoSessionLeaseStore
-from aimon_mongo.mongo._sync.records import MongoSessionRecordStore
+from aimon_mongo.mongo._sync.leases import MongoLeaseDriver
+from aimon_mongo.mongo._sync.records import MongoRecordDriver
 from aimon_mongo.mongo._sync.schema_check import SchemaCheck
-from aimon_mongo.mongo._sync.segments import MongoSessionLogSegmentStore
+from aimon_mongo.mongo._sync.segments import MongoSegmentDriver
 from aimon_mongo.mongo._sync.signals import MongoSessionSignalBus, WatchMode
-from aimon_mongo.mongo._sync.tasks import MongoBackgroundTaskStore
+from aimon_mongo.mongo._sync.tasks import MongoTaskDriver
 from aimon_mongo.mongo.collections import MongoCollectionNames
 from aimon_mongo.mongo.durability import MAJORITY, Durability, durable, require_durability
+from aimon_mongo.services._sync.idempotency import Idempotency
+from aimon_mongo.services._sync.leases import LeaseStore
+from aimon_mongo.services._sync.records import RecordStore
+from aimon_mongo.services._sync.segments import SegmentStore
+from aimon_mongo.services._sync.tasks import TaskStore
 from aimon_mongo.validate import require_id, require_instance
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoSessionBackends(ClosingBundle):
     """All seven MongoDB stores of one node, on one database.
 
@@ -75,14 +82,16 @@ class MongoSessionBackends(ClosingBundle):
 
         fences = strict(names.fences)
         self.inbox: Final = MongoSessionInbox(strict(names.inbox), strict(names.quarantine), clock)
-        self.leases: Final = MongoSessionLeaseStore(strict(names.locks))
+        self.leases: Final = LeaseStore(MongoLeaseDriver(strict(names.locks)))
         self.signals: Final = MongoSessionSignalBus(
             database[names.signals], self.node_id, mode=signal_mode, poll_interval=signal_poll_interval
         )
-        self.idempotency: Final = MongoIdempotencyStore(strict(names.idempotency), idempotency_done_ttl)
-        self.tasks: Final = MongoBackgroundTaskStore(database[names.tasks], clock)
-        self.records: Final = MongoSessionRecordStore(strict(names.records), fences)
-        self.segments: Final = MongoSessionLogSegmentStore(strict(names.segments), fences)
+        self.idempotency: Final = Idempotency(
+            MongoIdempotencyDriver(strict(names.idempotency)), idempotency_done_ttl
+        )
+        self.tasks: Final = TaskStore(MongoTaskDriver(database[names.tasks]), clock)
+        self.records: Final = RecordStore(MongoRecordDriver(strict(names.records), fences))
+        self.segments: Final = SegmentStore(MongoSegmentDriver(strict(names.segments), fences))
 
     @classmethod
     def from_uri(

@@ -26,10 +26,12 @@ from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
 from aimon_mongo.codec.idempotency import encode_result, entry_from_mongo, entry_to_mongo, ttl_millis
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.mongo.documents import NOW, alive, expired, literal, now_plus
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._sync.idempotency import DEFAULT_DONE_TTL, Idempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 __all__ = ["DEFAULT_DONE_TTL", "MongoIdempotencyDriver", "MongoIdempotencyStore"]
@@ -45,6 +47,7 @@ def _armed(ttl: timedelta) -> dict[str, Any]:
     return {n.F_LAST_TOUCHED_AT: NOW, n.F_EXPIRES_AT: now_plus(ttl), n.IDEM_TTL_MILLIS: literal(Int64(ttl_millis(ttl)))}
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoIdempotencyDriver:
     """The primitives over ``idempotency_entries``: one update, delete or find each (see the module text)."""
 
@@ -53,6 +56,9 @@ class MongoIdempotencyDriver:
 
     def __init__(self, collection: Collection[dict[str, Any]]) -> None:
         self._entries = collection
+
+    def __repr__(self) -> str:
+        return located(self, self._entries.full_name)
 
     def decode(self, raw: dict[str, Any]) -> IdempotencyEntry:
         return entry_from_mongo(raw)
@@ -118,8 +124,11 @@ def _held(key: str, holder_id: str | None) -> dict[str, Any]:
     return {n.F_ID: key, n.F_STATUS: _IN_FLIGHT, n.F_HOLDER_ID: holder_id, **_LIVE}
 
 
-class MongoIdempotencyStore(Idempotency):
-    """Client-key de-duplication and holder-loss detection on ``idempotency_entries`` (the module text)."""
+@exported_from("aimon_mongo.mongo")
+def MongoIdempotencyStore(
+    collection: Collection[dict[str, Any]], done_ttl: timedelta = DEFAULT_DONE_TTL
+) -> Idempotency:
+    """Client-key de-duplication and holder-loss detection on ``idempotency_entries`` (the module text).
 
-    def __init__(self, collection: Collection[dict[str, Any]], done_ttl: timedelta = DEFAULT_DONE_TTL) -> None:
-        super().__init__(MongoIdempotencyDriver(collection), done_ttl)
+    A factory: the :class:`~aimon_mongo.services.Idempotency` service over :class:`MongoIdempotencyDriver`."""
+    return Idempotency(MongoIdempotencyDriver(collection), done_ttl)

@@ -33,6 +33,7 @@ from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.inbound import to_mongo_document
 from aimon_mongo.codec.inbox_entry import decode_mongo_entry, replayed_document
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.mongo._sync.transactions import (
@@ -44,6 +45,7 @@ from aimon_mongo.mongo._sync.transactions import (
 from aimon_mongo.mongo.documents import NOW, literal, object_id, quarantine_document, quarantined_from_document
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._sync.inbox import Inbox, Triage
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,7 @@ _Delivery = tuple[ObjectId, dict[str, Any], list[dict[str, Any]]]
 """An encoded entry: its pre-allocated id, the upsert's filter and its pipeline."""
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoInboxDriver:
     """Collection calls only (see the module text)."""
 
@@ -78,6 +81,9 @@ class MongoInboxDriver:
         self._clock = clock
         self.batched: bool | None = None
         """Whether ``take`` runs in a transaction: ``None`` until the first take finds out."""
+
+    def __repr__(self) -> str:
+        return located(self, self._inbox.full_name, self._quarantine.full_name)
 
     @staticmethod
     def encode(message: InboundMessage) -> _Delivery:
@@ -215,6 +221,7 @@ class MongoInboxDriver:
         return oid is not None and (self._quarantine.delete_one({n.F_ID: oid})).deleted_count == 1
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoSessionInbox(Inbox[_Delivery, dict[str, Any], dict[str, Any]]):
     """Cross-node mailbox per session on ``conversation_inbox`` (see the module text)."""
 

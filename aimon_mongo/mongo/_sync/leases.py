@@ -23,14 +23,17 @@ from pymongo.synchronous.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import Lease
 from aimon_mongo.mongo.documents import NOW, alive, expired, lease_claim, lease_from_document, now_plus
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._sync.leases import LeaseStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoLeaseDriver:
     """The lease primitives on ``conversation_locks`` (see the module text)."""
 
@@ -41,6 +44,9 @@ class MongoLeaseDriver:
 
     def __init__(self, collection: Collection[dict[str, Any]]) -> None:
         self._locks = collection
+
+    def __repr__(self) -> str:
+        return located(self, self._locks.full_name)
 
     def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         doc = self._locks.find_one_and_update(
@@ -77,12 +83,13 @@ class MongoLeaseDriver:
         return None if doc is None else lease_from_document(doc)
 
 
-class MongoSessionLeaseStore(LeaseStore):
+@exported_from("aimon_mongo.mongo")
+def MongoSessionLeaseStore(collection: Collection[dict[str, Any]]) -> LeaseStore:
     """Holder election with fencing tokens on ``conversation_locks`` (the lease service over
-    :class:`MongoLeaseDriver`)."""
+    :class:`MongoLeaseDriver`).
 
-    def __init__(self, collection: Collection[dict[str, Any]]) -> None:
-        super().__init__(MongoLeaseDriver(collection))
+    A factory: the :class:`~aimon_mongo.services.LeaseStore` service over :class:`MongoLeaseDriver`."""
+    return LeaseStore(MongoLeaseDriver(collection))
 
 
 def _matching(lease: Lease) -> dict[str, Any]:

@@ -28,12 +28,14 @@ from pymongo.synchronous.collection import Collection
 from pymongo.errors import DuplicateKeyError, PyMongoError
 
 from aimon_mongo import names as n
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.mongo._sync.fences import advance_fence
 from aimon_mongo.mongo._sync.pages import read_in_pages
 from aimon_mongo.mongo.documents import NOW, literal, not_above, record_from_document
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._sync.records import RecordStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale
 from aimon_mongo.stored.session_record import SessionTotalsJson
@@ -41,6 +43,7 @@ from aimon_mongo.stored.session_record import SessionTotalsJson
 _STAMP = {"$currentDate": {n.F_UPDATED_AT: True}}
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoRecordDriver:
     """The record primitives: the fence step, then one conditional document update (module text)."""
 
@@ -48,6 +51,9 @@ class MongoRecordDriver:
         self._records = records
         self._fences = fences
         self.failures: Failures = failures
+
+    def __repr__(self) -> str:
+        return located(self, self._records.full_name, self._fences.full_name)
 
     def merge_transcript(self, session_id: str, transcript: str, token: int) -> Stale | None:
         if stale := advance_fence(self._fences, session_id, token):
@@ -141,8 +147,11 @@ class MongoRecordDriver:
         return Stale(None if doc.get(n.F_FENCING_TOKEN) is None else int(doc[n.F_FENCING_TOKEN]))
 
 
-class MongoSessionRecordStore(RecordStore[dict[str, Any]]):
-    """Session records in ``session_records``, fenced by ``session_fences`` (see the module text)."""
+@exported_from("aimon_mongo.mongo")
+def MongoSessionRecordStore(
+    records: Collection[dict[str, Any]], fences: Collection[dict[str, Any]]
+) -> RecordStore[dict[str, Any]]:
+    """Session records in ``session_records``, fenced by ``session_fences`` (see the module text).
 
-    def __init__(self, records: Collection[dict[str, Any]], fences: Collection[dict[str, Any]]) -> None:
-        super().__init__(MongoRecordDriver(records, fences))
+    A factory: the :class:`~aimon_mongo.services.RecordStore` service over :class:`MongoRecordDriver`."""
+    return RecordStore(MongoRecordDriver(records, fences))

@@ -24,6 +24,7 @@ from pymongo.synchronous.collection import Collection
 from pymongo.errors import DuplicateKeyError
 
 from aimon_mongo import names as n
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.mongo._sync.fences import advance_fence, highest_token
 from aimon_mongo.mongo.documents import (
@@ -34,10 +35,12 @@ from aimon_mongo.mongo.documents import (
 )
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._sync.segments import SegmentStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoSegmentDriver:
     """The segment primitives: the fence step, then the insert or delete (module text)."""
 
@@ -45,6 +48,9 @@ class MongoSegmentDriver:
         self._segments = segments
         self._fences = fences
         self.failures: Failures = failures
+
+    def __repr__(self) -> str:
+        return located(self, self._segments.full_name, self._fences.full_name)
 
     def put(self, segment: LogSegment, token: int) -> bool | Stale:
         session_id = segment.session_id
@@ -100,8 +106,11 @@ def _one(session_id: str, segment_id: str) -> dict[str, Any]:
     return {n.F_SESSION_ID: session_id, n.F_ID: segment_key(session_id, segment_id)}
 
 
-class MongoSessionLogSegmentStore(SegmentStore[dict[str, Any]]):
-    """Log segments in ``session_log_segments``, fenced by ``session_fences`` (see the module text)."""
+@exported_from("aimon_mongo.mongo")
+def MongoSessionLogSegmentStore(
+    segments: Collection[dict[str, Any]], fences: Collection[dict[str, Any]]
+) -> SegmentStore[dict[str, Any]]:
+    """Log segments in ``session_log_segments``, fenced by ``session_fences`` (see the module text).
 
-    def __init__(self, segments: Collection[dict[str, Any]], fences: Collection[dict[str, Any]]) -> None:
-        super().__init__(MongoSegmentDriver(segments, fences))
+    A factory: the :class:`~aimon_mongo.services.SegmentStore` service over :class:`MongoSegmentDriver`."""
+    return SegmentStore(MongoSegmentDriver(segments, fences))

@@ -17,11 +17,13 @@ from pymongo.synchronous.collection import Collection
 from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.task import task_from_mongo, task_to_mongo
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import BackgroundTask, TaskQuery, TaskState
 from aimon_mongo.mongo._sync.pages import read_in_pages
 from aimon_mongo.mongo.documents import task_filter
 from aimon_mongo.mongo.failures import failures
 from aimon_mongo.services._sync.tasks import TaskStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.task_change import TaskChange
 
@@ -30,12 +32,16 @@ Document = dict[str, Any]
 _KEYS = {"state": n.TASK_STATE, "end_time": n.TASK_END_TIME, "last_heartbeat": n.TASK_LAST_HEARTBEAT}
 
 
+@exported_from("aimon_mongo.mongo")
 class MongoTaskDriver:
     """One command per primitive on the ``background_task`` collection; a raw task is its document."""
 
     def __init__(self, collection: Collection[Document]) -> None:
         self._tasks = collection
         self.failures: Failures = failures
+
+    def __repr__(self) -> str:
+        return located(self, self._tasks.full_name)
 
     def decode(self, raw: Document) -> BackgroundTask:
         return task_from_mongo(raw)
@@ -60,8 +66,9 @@ class MongoTaskDriver:
         return [(doc.get(n.F_ID), doc) for doc in read_in_pages(self._tasks, task_filter(query))]
 
 
-class MongoBackgroundTaskStore(TaskStore[Document]):
-    """Background tasks in ``collection``; ``clock`` stamps a terminal task's ``end_time``."""
+@exported_from("aimon_mongo.mongo")
+def MongoBackgroundTaskStore(collection: Collection[Document], clock: Clock) -> TaskStore[Document]:
+    """Background tasks in ``collection``; ``clock`` stamps a terminal task's ``end_time``.
 
-    def __init__(self, collection: Collection[Document], clock: Clock) -> None:
-        super().__init__(MongoTaskDriver(collection), clock)
+    A factory: the :class:`~aimon_mongo.services.TaskStore` service over :class:`MongoTaskDriver`."""
+    return TaskStore(MongoTaskDriver(collection), clock)

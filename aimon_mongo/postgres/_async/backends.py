@@ -13,16 +13,17 @@ from aimon_mongo import names as n
 from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.errors import InvalidArgumentError, ReplicationGuardError, SchemaMigrationError, SignalBusError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.idempotency import DEFAULT_DONE_TTL, AsyncPostgresIdempotencyStore
-from aimon_mongo.postgres._async.inbox import AsyncPostgresSessionInbox
+from aimon_mongo.postgres._async.inbox import AsyncPostgresInboxDriver
 from aimon_mongo.postgres._async.leases import AsyncPostgresSessionLeaseStore
 from aimon_mongo.postgres._async.pool import DEFAULT_MAX_SIZE, DEFAULT_MIN_SIZE, DEFAULT_TIMEOUT, AsyncPgPool
-from aimon_mongo.postgres._async.records import AsyncPostgresSessionRecordStore
+from aimon_mongo.postgres._async.records import AsyncPostgresRecordDriver
 from aimon_mongo.postgres._async.schema import apply_migrations
-from aimon_mongo.postgres._async.segments import AsyncPostgresSessionLogSegmentStore
+from aimon_mongo.postgres._async.segments import AsyncPostgresSegmentDriver
 from aimon_mongo.postgres._async.signals import AsyncPostgresSessionSignalBus
-from aimon_mongo.postgres._async.tasks import AsyncPostgresBackgroundTaskStore
+from aimon_mongo.postgres._async.tasks import AsyncPostgresTaskDriver
 from aimon_mongo.postgres.migrations import require_schema_name
 from aimon_mongo.postgres.replication import (
     DEFAULT_GUARD,
@@ -34,6 +35,10 @@ from aimon_mongo.postgres.replication import (
     verdict,
 )
 from aimon_mongo.postgres.retention import SweepReport
+from aimon_mongo.services._async.inbox import AsyncInbox
+from aimon_mongo.services._async.records import AsyncRecordStore
+from aimon_mongo.services._async.segments import AsyncSegmentStore
+from aimon_mongo.services._async.tasks import AsyncTaskStore
 from aimon_mongo.validate import require_id, require_limit, require_positive
 
 DEFAULT_SIGNAL_RETENTION = timedelta(hours=1)
@@ -45,6 +50,7 @@ DEFAULT_LAPSED_LOCK_GRACE = timedelta(hours=1)
 log = logging.getLogger(__name__)
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresSessionBackends(AsyncClosingBundle):
     """The session stores on PostgreSQL.
 
@@ -97,15 +103,15 @@ class AsyncPostgresSessionBackends(AsyncClosingBundle):
             pooled=pooled,
             listen_dsn=listen_dsn,
         )
-        self.inbox: Final = AsyncPostgresSessionInbox(self._pool, schema)
+        self.inbox: Final = AsyncInbox(AsyncPostgresInboxDriver(self._pool, schema))
         self.leases: Final = AsyncPostgresSessionLeaseStore(
             self._pool, schema, synchronous=self.replication_guard != "off"
         )
         self.signals: Final = AsyncPostgresSessionSignalBus(self._pool, schema, self.node_id)
         self.idempotency: Final = AsyncPostgresIdempotencyStore(self._pool, schema, self._clock, idempotency_done_ttl)
-        self.tasks: Final = AsyncPostgresBackgroundTaskStore(self._pool, schema, self._clock)
-        self.records: Final = AsyncPostgresSessionRecordStore(self._pool, schema)
-        self.segments: Final = AsyncPostgresSessionLogSegmentStore(self._pool, schema)
+        self.tasks: Final = AsyncTaskStore(AsyncPostgresTaskDriver(self._pool, schema), self._clock)
+        self.records: Final = AsyncRecordStore(AsyncPostgresRecordDriver(self._pool, schema))
+        self.segments: Final = AsyncSegmentStore(AsyncPostgresSegmentDriver(self._pool, schema))
 
     @property
     def endpoint(self) -> str:

@@ -18,12 +18,14 @@ from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.codec.idempotency import decode_entry, encode_result
 from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.errors import IdempotencyStoreError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres._async.retention import sweep_in_batches
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._async.idempotency import DEFAULT_DONE_TTL, AsyncIdempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 __all__ = ["DEFAULT_DONE_TTL", "AsyncPostgresIdempotencyDriver", "AsyncPostgresIdempotencyStore"]
@@ -75,6 +77,7 @@ ORDER BY last_touched_at, key LIMIT %s
 """
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresIdempotencyDriver:
     """The primitives over ``idempotency_entry``: one statement each (``put``: the upsert, then the read of
     the row that refused it)."""
@@ -88,6 +91,9 @@ class AsyncPostgresIdempotencyDriver:
         self._put, self._find, self._mark_done, self._touch, self._rehold, self._delete, self._find_stale = (
             qualify(sql, schema) for sql in (_PUT, _FIND, _MARK_DONE, _TOUCH, _REHOLD, _DELETE_HELD, _FIND_STALE)
         )
+
+    def __repr__(self) -> str:
+        return located(self, self._pool.endpoint)
 
     def decode(self, raw: Row) -> IdempotencyEntry:
         """A row selected as ``_COLUMNS``, read with the shared entry codec (columns → its field names)."""
@@ -132,6 +138,7 @@ class AsyncPostgresIdempotencyDriver:
             return cur.rowcount > 0
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresIdempotencyStore(AsyncIdempotency):
     """Client-key de-duplication and holder-loss detection (see the module text)."""
 

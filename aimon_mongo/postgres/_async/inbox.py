@@ -16,11 +16,13 @@ from psycopg import AsyncConnection
 
 from aimon_mongo.codec.inbound import to_json_envelope
 from aimon_mongo.codec.inbox_entry import decode_json_entry, replayed_envelope
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._async.inbox import AsyncInbox, Triage
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 COLLECT_LIMIT = 1024
@@ -67,6 +69,7 @@ names (a foreign or damaged write) are taken and decoded too instead of keeping 
 ever."""
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresInboxDriver:
     """One statement per primitive; ``take`` and ``restore`` run in one transaction each."""
 
@@ -84,6 +87,9 @@ class AsyncPostgresInboxDriver:
         self._is_empty, self._purge, self._quarantine = (qualify(q, schema) for q in (_IS_EMPTY, _PURGE, _QUARANTINE))
         self._list_q_all, self._list_q_session = qualify(_LIST_Q_ALL, schema), qualify(_LIST_Q_SESSION, schema)
         self._find_q, self._delete_q = qualify(_FIND_Q, schema), qualify(_DELETE_Q, schema)
+
+    def __repr__(self) -> str:
+        return located(self, self._pool.endpoint)
 
     def decode(self, raw: _Row, session_id: str) -> InboundMessage | UnreadableEntry:
         return decode_json_entry(str(raw[0]), raw[2], session_id)
@@ -181,11 +187,12 @@ class AsyncPostgresInboxDriver:
         return await cur.fetchone() is not None
 
 
-class AsyncPostgresSessionInbox(AsyncInbox[str, _Row, str]):
-    """Cross-node mailbox per session: priority, then insertion order (the row id)."""
+@exported_from("aimon_mongo.postgres")
+def AsyncPostgresSessionInbox(pool: AsyncPgPool, schema: str) -> AsyncInbox[str, _Row, str]:
+    """Cross-node mailbox per session: priority, then insertion order (the row id).
 
-    def __init__(self, pool: AsyncPgPool, schema: str) -> None:
-        super().__init__(AsyncPostgresInboxDriver(pool, schema))
+    A factory: the :class:`~aimon_mongo.services.AsyncInbox` service over :class:`AsyncPostgresInboxDriver`."""
+    return AsyncInbox(AsyncPostgresInboxDriver(pool, schema))
 
 
 def _row_id(quarantine_id: str) -> int | None:

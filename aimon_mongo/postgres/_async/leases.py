@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from aimon_mongo.errors import SessionLeaseError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import Lease
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._async.pool import AsyncPgPool
@@ -16,6 +17,7 @@ from aimon_mongo.postgres._async.retention import sweep_in_batches
 from aimon_mongo.postgres.replication import SYNC_COMMIT_ON, SyncWaitWatch
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._async.leases import AsyncLeaseStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 from aimon_mongo.validate import require_limit, require_positive
@@ -59,6 +61,7 @@ WHERE conversation_id = %s AND lease_expires_at > now()
 """
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresLeaseDriver:
     """The lease primitives: one statement each on ``conversation_lock`` / ``conversation_lock_fence``.
 
@@ -80,6 +83,9 @@ class AsyncPostgresLeaseDriver:
         self._extend = qualify(_EXTEND, schema)
         self._release = qualify(_RELEASE, schema)
         self._find = qualify(_FIND, schema)
+
+    def __repr__(self) -> str:
+        return located(self, self._pool.endpoint)
 
     async def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         watch = SyncWaitWatch()
@@ -110,6 +116,7 @@ class AsyncPostgresLeaseDriver:
         return None if row is None else Held(row[0], row[1], row[2])
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresSessionLeaseStore(AsyncLeaseStore):
     """Holder election with fencing tokens that strictly increase per session (the lease service over
     :class:`AsyncPostgresLeaseDriver`), plus the retention sweeps of the lock and counter rows."""

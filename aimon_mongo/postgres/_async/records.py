@@ -6,12 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from aimon_mongo.codec.json_text import compact_json
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.postgres._async.fence import AsyncFencedStatements
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.fencing import GUARD, fenced
 from aimon_mongo.postgres.rows import RECORD_COLUMNS, record_from_row
 from aimon_mongo.services._async.records import AsyncRecordStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, refusal
 from aimon_mongo.stored.session_record import SessionTotalsJson
@@ -56,6 +58,7 @@ _EXISTS = "SELECT 1 FROM {record} WHERE session_id = %s"
 _LIST_IDS = "SELECT session_id FROM {record} ORDER BY session_id"
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresRecordDriver:
     """The record primitives: one fenced statement per write, one plain statement per read."""
 
@@ -64,6 +67,9 @@ class AsyncPostgresRecordDriver:
             pool, schema, _MERGE, _PROVISION, _SET_TOTALS, _INCREMENT, _RESET, _DELETE, _LOAD, _EXISTS, _LIST_IDS
         )
         self.failures: Failures = pool.failures
+
+    def __repr__(self) -> str:
+        return located(self, self._sql.endpoint)
 
     async def merge_transcript(self, session_id: str, transcript: str, token: int) -> Stale | None:
         return refusal(await self._sql.write(_MERGE, session_id, token, transcript=transcript))
@@ -104,8 +110,9 @@ class AsyncPostgresRecordDriver:
         return [row[0] for row in await self._sql.all(_LIST_IDS)]
 
 
-class AsyncPostgresSessionRecordStore(AsyncRecordStore[tuple[Any, ...]]):
-    """Session records; every write carries the writer's fencing token (see :mod:`..fencing`)."""
+@exported_from("aimon_mongo.postgres")
+def AsyncPostgresSessionRecordStore(pool: AsyncPgPool, schema: str) -> AsyncRecordStore[tuple[Any, ...]]:
+    """Session records; every write carries the writer's fencing token (see :mod:`..fencing`).
 
-    def __init__(self, pool: AsyncPgPool, schema: str) -> None:
-        super().__init__(AsyncPostgresRecordDriver(pool, schema))
+    A factory: the :class:`~aimon_mongo.services.AsyncRecordStore` service over :class:`AsyncPostgresRecordDriver`."""
+    return AsyncRecordStore(AsyncPostgresRecordDriver(pool, schema))

@@ -7,12 +7,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.postgres._async.fence import AsyncFencedStatements
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.fencing import GUARD, fenced
 from aimon_mongo.postgres.rows import SEGMENT_COLUMNS, segment_from_row, segment_params
 from aimon_mongo.services._async.segments import AsyncSegmentStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, refusal
 
@@ -40,12 +42,16 @@ SCAN = (
 """The statement of :meth:`~AsyncPostgresSegmentDriver.scan_sessions` (its plan is tested)."""
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresSegmentDriver:
     """The segment primitives: one fenced statement per write, one plain statement per read."""
 
     def __init__(self, pool: AsyncPgPool, schema: str) -> None:
         self._sql = AsyncFencedStatements(pool, schema, _PUT, _DELETE, _DELETE_ALL, _GET, _LIST, SCAN)
         self.failures: Failures = pool.failures
+
+    def __repr__(self) -> str:
+        return located(self, self._sql.endpoint)
 
     async def put(self, segment: LogSegment, token: int) -> bool | Stale:
         row = await self._sql.write(_PUT, segment.session_id, token, **segment_params(segment))
@@ -73,8 +79,9 @@ class AsyncPostgresSegmentDriver:
         return SegmentScanPage(session_ids=ids, next_cursor=ids[-1] if len(ids) == limit else None)
 
 
-class AsyncPostgresSessionLogSegmentStore(AsyncSegmentStore[tuple[Any, ...]]):
-    """Sealed segments; a duplicate id is refused, never overwritten."""
+@exported_from("aimon_mongo.postgres")
+def AsyncPostgresSessionLogSegmentStore(pool: AsyncPgPool, schema: str) -> AsyncSegmentStore[tuple[Any, ...]]:
+    """Sealed segments; a duplicate id is refused, never overwritten.
 
-    def __init__(self, pool: AsyncPgPool, schema: str) -> None:
-        super().__init__(AsyncPostgresSegmentDriver(pool, schema))
+    A factory: the :class:`~aimon_mongo.services.AsyncSegmentStore` service over :class:`AsyncPostgresSegmentDriver`."""
+    return AsyncSegmentStore(AsyncPostgresSegmentDriver(pool, schema))

@@ -8,11 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from aimon_mongo.clock import Clock, system_clock
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import BackgroundTask, TaskQuery, TaskState
 from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.postgres.rows import TASK_COLUMNS, task_from_row, task_params
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._async.tasks import AsyncTaskStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.task_change import TaskChange
 
@@ -33,6 +35,7 @@ _FILTERS = ("state = %s", "owner_type = %s AND owner_id = %s", "context_id = %s"
 _LIST = f"SELECT {TASK_COLUMNS} FROM {{task}}{{where}} ORDER BY start_time, task_id"
 
 
+@exported_from("aimon_mongo.postgres")
 class AsyncPostgresTaskDriver:
     """One statement per primitive; a raw task is its row (:data:`TASK_COLUMNS`)."""
 
@@ -49,6 +52,9 @@ class AsyncPostgresTaskDriver:
             clauses = [clause for clause, on in zip(_FILTERS, used, strict=True) if on]
             where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
             self._list[used] = qualify(_LIST.replace("{where}", where), schema)
+
+    def __repr__(self) -> str:
+        return located(self, self._pool.endpoint)
 
     def decode(self, raw: Row) -> BackgroundTask:
         return task_from_row(raw)
@@ -92,8 +98,9 @@ class AsyncPostgresTaskDriver:
         return row
 
 
-class AsyncPostgresBackgroundTaskStore(AsyncTaskStore[Row]):
-    """Background task records of one PostgreSQL bundle; ``clock`` stamps a terminal task's ``end_time``."""
+@exported_from("aimon_mongo.postgres")
+def AsyncPostgresBackgroundTaskStore(pool: AsyncPgPool, schema: str, clock: Clock | None = None) -> AsyncTaskStore[Row]:
+    """Background task records of one PostgreSQL bundle; ``clock`` stamps a terminal task's ``end_time``.
 
-    def __init__(self, pool: AsyncPgPool, schema: str, clock: Clock | None = None) -> None:
-        super().__init__(AsyncPostgresTaskDriver(pool, schema), clock or system_clock)
+    A factory: the :class:`~aimon_mongo.services.AsyncTaskStore` service over :class:`AsyncPostgresTaskDriver`."""
+    return AsyncTaskStore(AsyncPostgresTaskDriver(pool, schema), clock or system_clock)

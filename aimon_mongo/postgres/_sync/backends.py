@@ -14,16 +14,17 @@ from aimon_mongo import names as n
 from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.errors import InvalidArgumentError, ReplicationGuardError, SchemaMigrationError, SignalBusError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._sync.idempotency import DEFAULT_DONE_TTL, PostgresIdempotencyStore
-from aimon_mongo.postgres._sync.inbox import PostgresSessionInbox
+from aimon_mongo.postgres._sync.inbox import PostgresInboxDriver
 from aimon_mongo.postgres._sync.leases import PostgresSessionLeaseStore
 from aimon_mongo.postgres._sync.pool import DEFAULT_MAX_SIZE, DEFAULT_MIN_SIZE, DEFAULT_TIMEOUT, PgPool
-from aimon_mongo.postgres._sync.records import PostgresSessionRecordStore
+from aimon_mongo.postgres._sync.records import PostgresRecordDriver
 from aimon_mongo.postgres._sync.schema import apply_migrations
-from aimon_mongo.postgres._sync.segments import PostgresSessionLogSegmentStore
+from aimon_mongo.postgres._sync.segments import PostgresSegmentDriver
 from aimon_mongo.postgres._sync.signals import PostgresSessionSignalBus
-from aimon_mongo.postgres._sync.tasks import PostgresBackgroundTaskStore
+from aimon_mongo.postgres._sync.tasks import PostgresTaskDriver
 from aimon_mongo.postgres.migrations import require_schema_name
 from aimon_mongo.postgres.replication import (
     DEFAULT_GUARD,
@@ -35,6 +36,10 @@ from aimon_mongo.postgres.replication import (
     verdict,
 )
 from aimon_mongo.postgres.retention import SweepReport
+from aimon_mongo.services._sync.inbox import Inbox
+from aimon_mongo.services._sync.records import RecordStore
+from aimon_mongo.services._sync.segments import SegmentStore
+from aimon_mongo.services._sync.tasks import TaskStore
 from aimon_mongo.validate import require_id, require_limit, require_positive
 
 DEFAULT_SIGNAL_RETENTION = timedelta(hours=1)
@@ -46,6 +51,7 @@ DEFAULT_LAPSED_LOCK_GRACE = timedelta(hours=1)
 log = logging.getLogger(__name__)
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresSessionBackends(ClosingBundle):
     """The session stores on PostgreSQL.
 
@@ -98,15 +104,15 @@ class PostgresSessionBackends(ClosingBundle):
             pooled=pooled,
             listen_dsn=listen_dsn,
         )
-        self.inbox: Final = PostgresSessionInbox(self._pool, schema)
+        self.inbox: Final = Inbox(PostgresInboxDriver(self._pool, schema))
         self.leases: Final = PostgresSessionLeaseStore(
             self._pool, schema, synchronous=self.replication_guard != "off"
         )
         self.signals: Final = PostgresSessionSignalBus(self._pool, schema, self.node_id)
         self.idempotency: Final = PostgresIdempotencyStore(self._pool, schema, self._clock, idempotency_done_ttl)
-        self.tasks: Final = PostgresBackgroundTaskStore(self._pool, schema, self._clock)
-        self.records: Final = PostgresSessionRecordStore(self._pool, schema)
-        self.segments: Final = PostgresSessionLogSegmentStore(self._pool, schema)
+        self.tasks: Final = TaskStore(PostgresTaskDriver(self._pool, schema), self._clock)
+        self.records: Final = RecordStore(PostgresRecordDriver(self._pool, schema))
+        self.segments: Final = SegmentStore(PostgresSegmentDriver(self._pool, schema))
 
     @property
     def endpoint(self) -> str:

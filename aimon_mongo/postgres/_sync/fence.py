@@ -18,6 +18,8 @@ class FencedStatements:
 
     def __init__(self, pool: PgPool, schema: str, *templates: str) -> None:
         self._pool = pool
+        self.endpoint = pool.endpoint
+        """``host:port`` of the server (a driver's ``repr`` names it)."""
         self._qualified = {template: qualify(template, schema) for template in (HIGHEST, *templates)}
 
     def write(self, template: str, session_id: str, token: int, **params: Any) -> tuple[Any, ...] | Stale:

@@ -19,12 +19,14 @@ from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.codec.idempotency import decode_entry, encode_result
 from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.errors import IdempotencyStoreError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres._sync.retention import sweep_in_batches
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._sync.idempotency import DEFAULT_DONE_TTL, Idempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 __all__ = ["DEFAULT_DONE_TTL", "PostgresIdempotencyDriver", "PostgresIdempotencyStore"]
@@ -76,6 +78,7 @@ ORDER BY last_touched_at, key LIMIT %s
 """
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresIdempotencyDriver:
     """The primitives over ``idempotency_entry``: one statement each (``put``: the upsert, then the read of
     the row that refused it)."""
@@ -89,6 +92,9 @@ class PostgresIdempotencyDriver:
         self._put, self._find, self._mark_done, self._touch, self._rehold, self._delete, self._find_stale = (
             qualify(sql, schema) for sql in (_PUT, _FIND, _MARK_DONE, _TOUCH, _REHOLD, _DELETE_HELD, _FIND_STALE)
         )
+
+    def __repr__(self) -> str:
+        return located(self, self._pool.endpoint)
 
     def decode(self, raw: Row) -> IdempotencyEntry:
         """A row selected as ``_COLUMNS``, read with the shared entry codec (columns → its field names)."""
@@ -133,6 +139,7 @@ class PostgresIdempotencyDriver:
             return cur.rowcount > 0
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresIdempotencyStore(Idempotency):
     """Client-key de-duplication and holder-loss detection (see the module text)."""
 

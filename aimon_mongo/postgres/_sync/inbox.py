@@ -17,11 +17,13 @@ from psycopg import Connection
 
 from aimon_mongo.codec.inbound import to_json_envelope
 from aimon_mongo.codec.inbox_entry import decode_json_entry, replayed_envelope
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._sync.inbox import Inbox, Triage
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 COLLECT_LIMIT = 1024
@@ -68,6 +70,7 @@ names (a foreign or damaged write) are taken and decoded too instead of keeping 
 ever."""
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresInboxDriver:
     """One statement per primitive; ``take`` and ``restore`` run in one transaction each."""
 
@@ -85,6 +88,9 @@ class PostgresInboxDriver:
         self._is_empty, self._purge, self._quarantine = (qualify(q, schema) for q in (_IS_EMPTY, _PURGE, _QUARANTINE))
         self._list_q_all, self._list_q_session = qualify(_LIST_Q_ALL, schema), qualify(_LIST_Q_SESSION, schema)
         self._find_q, self._delete_q = qualify(_FIND_Q, schema), qualify(_DELETE_Q, schema)
+
+    def __repr__(self) -> str:
+        return located(self, self._pool.endpoint)
 
     def decode(self, raw: _Row, session_id: str) -> InboundMessage | UnreadableEntry:
         return decode_json_entry(str(raw[0]), raw[2], session_id)
@@ -182,11 +188,12 @@ class PostgresInboxDriver:
         return cur.fetchone() is not None
 
 
-class PostgresSessionInbox(Inbox[str, _Row, str]):
-    """Cross-node mailbox per session: priority, then insertion order (the row id)."""
+@exported_from("aimon_mongo.postgres")
+def PostgresSessionInbox(pool: PgPool, schema: str) -> Inbox[str, _Row, str]:
+    """Cross-node mailbox per session: priority, then insertion order (the row id).
 
-    def __init__(self, pool: PgPool, schema: str) -> None:
-        super().__init__(PostgresInboxDriver(pool, schema))
+    A factory: the :class:`~aimon_mongo.services.Inbox` service over :class:`PostgresInboxDriver`."""
+    return Inbox(PostgresInboxDriver(pool, schema))
 
 
 def _row_id(quarantine_id: str) -> int | None:

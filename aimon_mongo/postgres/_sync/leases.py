@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from aimon_mongo.errors import SessionLeaseError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import Lease
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._sync.pool import PgPool
@@ -17,6 +18,7 @@ from aimon_mongo.postgres._sync.retention import sweep_in_batches
 from aimon_mongo.postgres.replication import SYNC_COMMIT_ON, SyncWaitWatch
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._sync.leases import LeaseStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 from aimon_mongo.validate import require_limit, require_positive
@@ -60,6 +62,7 @@ WHERE conversation_id = %s AND lease_expires_at > now()
 """
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresLeaseDriver:
     """The lease primitives: one statement each on ``conversation_lock`` / ``conversation_lock_fence``.
 
@@ -81,6 +84,9 @@ class PostgresLeaseDriver:
         self._extend = qualify(_EXTEND, schema)
         self._release = qualify(_RELEASE, schema)
         self._find = qualify(_FIND, schema)
+
+    def __repr__(self) -> str:
+        return located(self, self._pool.endpoint)
 
     def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         watch = SyncWaitWatch()
@@ -111,6 +117,7 @@ class PostgresLeaseDriver:
         return None if row is None else Held(row[0], row[1], row[2])
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresSessionLeaseStore(LeaseStore):
     """Holder election with fencing tokens that strictly increase per session (the lease service over
     :class:`PostgresLeaseDriver`), plus the retention sweeps of the lock and counter rows."""

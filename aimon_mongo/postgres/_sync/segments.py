@@ -8,12 +8,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.postgres._sync.fence import FencedStatements
 from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres.fencing import GUARD, fenced
 from aimon_mongo.postgres.rows import SEGMENT_COLUMNS, segment_from_row, segment_params
 from aimon_mongo.services._sync.segments import SegmentStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, refusal
 
@@ -41,12 +43,16 @@ SCAN = (
 """The statement of :meth:`~PostgresSegmentDriver.scan_sessions` (its plan is tested)."""
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresSegmentDriver:
     """The segment primitives: one fenced statement per write, one plain statement per read."""
 
     def __init__(self, pool: PgPool, schema: str) -> None:
         self._sql = FencedStatements(pool, schema, _PUT, _DELETE, _DELETE_ALL, _GET, _LIST, SCAN)
         self.failures: Failures = pool.failures
+
+    def __repr__(self) -> str:
+        return located(self, self._sql.endpoint)
 
     def put(self, segment: LogSegment, token: int) -> bool | Stale:
         row = self._sql.write(_PUT, segment.session_id, token, **segment_params(segment))
@@ -74,8 +80,9 @@ class PostgresSegmentDriver:
         return SegmentScanPage(session_ids=ids, next_cursor=ids[-1] if len(ids) == limit else None)
 
 
-class PostgresSessionLogSegmentStore(SegmentStore[tuple[Any, ...]]):
-    """Sealed segments; a duplicate id is refused, never overwritten."""
+@exported_from("aimon_mongo.postgres")
+def PostgresSessionLogSegmentStore(pool: PgPool, schema: str) -> SegmentStore[tuple[Any, ...]]:
+    """Sealed segments; a duplicate id is refused, never overwritten.
 
-    def __init__(self, pool: PgPool, schema: str) -> None:
-        super().__init__(PostgresSegmentDriver(pool, schema))
+    A factory: the :class:`~aimon_mongo.services.SegmentStore` service over :class:`PostgresSegmentDriver`."""
+    return SegmentStore(PostgresSegmentDriver(pool, schema))

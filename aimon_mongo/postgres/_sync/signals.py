@@ -27,6 +27,7 @@ from aimon_mongo import names as n
 from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.codec.signal import decode_signal, encode_signal
 from aimon_mongo.errors import SignalBusError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.postgres import retention
 from aimon_mongo.postgres._sync.listener import SignalListener, FetchedRow
@@ -34,6 +35,7 @@ from aimon_mongo.postgres._sync.pool import PgPool
 from aimon_mongo.postgres._sync.retention import sweep_in_batches
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._sync.signals import SignalBus, Deliver
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.validate import require_aware
 
@@ -64,6 +66,7 @@ Row = tuple[str, str, str, str]
 """``(conversation_id, kind, origin_node_id, payload JSON text)``: one signal as inserted."""
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresSignalDriver:
     """Signal primitives of PostgreSQL; the feed is its :attr:`listener` (see the module text)."""
 
@@ -80,6 +83,9 @@ class PostgresSignalDriver:
         self.sweep = qualify(retention.SIGNALS, schema)
         """The retention ``DELETE`` of one batch."""
         self.listener = self.watch = SignalListener(pool, schema, node_id)
+
+    def __repr__(self) -> str:
+        return located(self, self.pool.endpoint)
 
     def encode(self, signal: SessionSignal) -> Row:
         doc = encode_signal(signal)
@@ -136,6 +142,7 @@ class PostgresSignalDriver:
         self.listener.stop()
 
 
+@exported_from("aimon_mongo.postgres")
 class PostgresSessionSignalBus(SignalBus):
     """Cross-node signals on PostgreSQL. A node never receives its own signals; signals published while a
     node was disconnected are delivered when it reconnects (``delivers_missed_signals``)."""

@@ -12,22 +12,30 @@ from redis.asyncio.cluster import RedisCluster
 from aimon_mongo._async.bundle import AsyncClosingBundle
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.errors import AimonStorageError, InvalidArgumentError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.redis._async.connection import AsyncRedisIO
-from aimon_mongo.redis._async.idempotency import DEFAULT_DONE_TTL, AsyncRedisIdempotencyStore
-from aimon_mongo.redis._async.inbox import DEFAULT_COLLECT_LIMIT, AsyncRedisSessionInbox
-from aimon_mongo.redis._async.leases import AsyncRedisSessionLeaseStore
-from aimon_mongo.redis._async.records import AsyncRedisSessionRecordStore
-from aimon_mongo.redis._async.segments import AsyncRedisSessionLogSegmentStore
+from aimon_mongo.redis._async.idempotency import DEFAULT_DONE_TTL, AsyncRedisIdempotencyDriver
+from aimon_mongo.redis._async.inbox import DEFAULT_COLLECT_LIMIT, AsyncRedisInboxDriver
+from aimon_mongo.redis._async.leases import AsyncRedisLeaseDriver
+from aimon_mongo.redis._async.records import AsyncRedisRecordDriver, HashReply
+from aimon_mongo.redis._async.segments import AsyncRedisSegmentDriver
 from aimon_mongo.redis._async.signals import AsyncRedisSessionSignalBus
-from aimon_mongo.redis._async.tasks import AsyncRedisBackgroundTaskStore
+from aimon_mongo.redis._async.tasks import AsyncRedisTaskDriver
 from aimon_mongo.redis.failures import warn_if_retrying
 from aimon_mongo.redis.keys import RedisKeyPrefixes, RedisKeys
+from aimon_mongo.services._async.idempotency import AsyncIdempotency
+from aimon_mongo.services._async.inbox import AsyncInbox
+from aimon_mongo.services._async.leases import AsyncLeaseStore
+from aimon_mongo.services._async.records import AsyncRecordStore
+from aimon_mongo.services._async.segments import AsyncSegmentStore
+from aimon_mongo.services._async.tasks import AsyncTaskStore
 from aimon_mongo.validate import require_id
 
 CONNECT_TIMEOUT = 5.0
 """Seconds a client built from a URL waits for a TCP connection before reporting the server unreachable."""
 
 
+@exported_from("aimon_mongo.redis")
 class AsyncRedisSessionBackends(AsyncClosingBundle):
     """The Redis session backend of one node.
 
@@ -82,13 +90,13 @@ class AsyncRedisSessionBackends(AsyncClosingBundle):
         self.keys = keys
         io = AsyncRedisIO(self._client)
         self._io = io
-        self.inbox: Final = AsyncRedisSessionInbox(io, keys, collect_limit)
-        self.leases: Final = AsyncRedisSessionLeaseStore(io, keys)
+        self.inbox: Final = AsyncInbox(AsyncRedisInboxDriver(io, keys, collect_limit))
+        self.leases: Final = AsyncLeaseStore(AsyncRedisLeaseDriver(io, keys))
         self.signals: Final = AsyncRedisSessionSignalBus(self._client, io, keys, self.node_id)
-        self.idempotency: Final = AsyncRedisIdempotencyStore(io, keys, now, done_ttl)
-        self.tasks: Final = AsyncRedisBackgroundTaskStore(io, keys, now)
-        self.records: Final = AsyncRedisSessionRecordStore(io, keys, now)
-        self.segments: Final = AsyncRedisSessionLogSegmentStore(io, keys)
+        self.idempotency: Final = AsyncIdempotency(AsyncRedisIdempotencyDriver(io, keys, now), done_ttl)
+        self.tasks: Final[AsyncTaskStore[str | bytes]] = AsyncTaskStore(AsyncRedisTaskDriver(io, keys), now)
+        self.records: Final[AsyncRecordStore[HashReply]] = AsyncRecordStore(AsyncRedisRecordDriver(io, keys, now))
+        self.segments: Final = AsyncSegmentStore(AsyncRedisSegmentDriver(io, keys))
         self._closed = False
 
     async def ping(self) -> None:

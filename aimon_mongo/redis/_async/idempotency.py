@@ -18,10 +18,12 @@ from aimon_mongo.clock import Clock
 from aimon_mongo.codec.idempotency import entry_from_json, entry_to_json, ttl_millis
 from aimon_mongo.codec.instant import format_instant
 from aimon_mongo.codec.json_text import compact_json
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.idempotency import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.services._async.idempotency import DEFAULT_DONE_TTL, AsyncIdempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 __all__ = ["DEFAULT_DONE_TTL", "HOLDER_ID_FORBIDDEN_CHARS", "AsyncRedisIdempotencyDriver", "AsyncRedisIdempotencyStore"]
@@ -41,6 +43,7 @@ def _member(name: str, value: object) -> str:
 _IN_FLIGHT = _member(n.IDEM_STATUS, IdempotencyStatus.IN_FLIGHT.value)
 
 
+@exported_from("aimon_mongo.redis")
 class AsyncRedisIdempotencyDriver:
     """The primitives over ``<idem>:<key>`` JSON values: one script or command each (see the module text)."""
 
@@ -51,6 +54,9 @@ class AsyncRedisIdempotencyDriver:
         self._keys = keys
         self._clock = clock
         self.failures: Failures = io.guard
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     def decode(self, raw: bytes) -> IdempotencyEntry:
         return entry_from_json(raw)[0]
@@ -108,8 +114,11 @@ class AsyncRedisIdempotencyDriver:
         return int(await self._io.script("idem_rewrite", [self._keys.idempotency(key)], args)) == 1
 
 
-class AsyncRedisIdempotencyStore(AsyncIdempotency):
-    """Client-key de-duplication and holder-loss detection (see the module text)."""
+@exported_from("aimon_mongo.redis")
+def AsyncRedisIdempotencyStore(
+    io: AsyncRedisIO, keys: RedisKeys, clock: Clock, done_ttl: timedelta = DEFAULT_DONE_TTL
+) -> AsyncIdempotency:
+    """Client-key de-duplication and holder-loss detection (see the module text).
 
-    def __init__(self, io: AsyncRedisIO, keys: RedisKeys, clock: Clock, done_ttl: timedelta = DEFAULT_DONE_TTL):
-        super().__init__(AsyncRedisIdempotencyDriver(io, keys, clock), done_ttl)
+    A factory: the :class:`~aimon_mongo.services.AsyncIdempotency` service over :class:`AsyncRedisIdempotencyDriver`."""
+    return AsyncIdempotency(AsyncRedisIdempotencyDriver(io, keys, clock), done_ttl)

@@ -15,15 +15,18 @@ from datetime import timedelta
 
 from aimon_mongo.codec.idempotency import ttl_millis
 from aimon_mongo.codec.instant import from_epoch_millis
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.lease import Lease
 from aimon_mongo.redis._async.connection import AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
 from aimon_mongo.services._async.leases import AsyncLeaseStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 
 
+@exported_from("aimon_mongo.redis")
 class AsyncRedisLeaseDriver:
     """The lease primitives: one Lua script each over the lock and its fencing counter (see the module text)."""
 
@@ -34,6 +37,9 @@ class AsyncRedisLeaseDriver:
         self._io = io
         self._keys = keys
         self.failures: Failures = io.guard
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     async def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         reply = await self._io.script("lease_acquire", self._pair(session_id), [holder_id, ttl_millis(ttl)])
@@ -57,12 +63,13 @@ class AsyncRedisLeaseDriver:
         return [self._keys.lock(session_id), self._keys.lock_fence(session_id)]
 
 
-class AsyncRedisSessionLeaseStore(AsyncLeaseStore):
+@exported_from("aimon_mongo.redis")
+def AsyncRedisSessionLeaseStore(io: AsyncRedisIO, keys: RedisKeys) -> AsyncLeaseStore:
     """Holder election with fencing tokens that strictly increase per session (the lease service over
-    :class:`AsyncRedisLeaseDriver`)."""
+    :class:`AsyncRedisLeaseDriver`).
 
-    def __init__(self, io: AsyncRedisIO, keys: RedisKeys) -> None:
-        super().__init__(AsyncRedisLeaseDriver(io, keys))
+    A factory: the :class:`~aimon_mongo.services.AsyncLeaseStore` service over :class:`AsyncRedisLeaseDriver`."""
+    return AsyncLeaseStore(AsyncRedisLeaseDriver(io, keys))
 
 
 def _stamp(lease: Lease) -> str:

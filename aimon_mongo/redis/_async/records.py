@@ -14,12 +14,14 @@ from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.instant import format_instant
 from aimon_mongo.codec.json_text import compact_json
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.redis._async.connection import Arg, AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.layout import record_from_hash
 from aimon_mongo.redis.replies import pairs, text
 from aimon_mongo.services._async.records import AsyncRecordStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, refusal
 from aimon_mongo.stored.session_record import SessionTotalsJson
@@ -30,6 +32,7 @@ HashReply = list[bytes] | dict[bytes, bytes]
 """A record hash as ``HGETALL`` (a dict) or a script (a flat list) answers it."""
 
 
+@exported_from("aimon_mongo.redis")
 class AsyncRedisRecordDriver:
     """The record primitives: fenced scripts over the session's fence and record hash, plain reads."""
 
@@ -38,6 +41,9 @@ class AsyncRedisRecordDriver:
         self._keys = keys
         self._clock = clock
         self.failures: Failures = io.guard
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     async def _fenced(self, name: str, sid: str, token: int, *args: Arg) -> Any:
         keys = [self._keys.write_fence(sid), self._keys.record(sid)]
@@ -105,8 +111,9 @@ class AsyncRedisRecordDriver:
                 return sorted(found)
 
 
-class AsyncRedisSessionRecordStore(AsyncRecordStore[HashReply]):
-    """Partial, atomic, fenced writes of session records (see the module text)."""
+@exported_from("aimon_mongo.redis")
+def AsyncRedisSessionRecordStore(io: AsyncRedisIO, keys: RedisKeys, clock: Clock) -> AsyncRecordStore[HashReply]:
+    """Partial, atomic, fenced writes of session records (see the module text).
 
-    def __init__(self, io: AsyncRedisIO, keys: RedisKeys, clock: Clock) -> None:
-        super().__init__(AsyncRedisRecordDriver(io, keys, clock))
+    A factory: the :class:`~aimon_mongo.services.AsyncRecordStore` service over :class:`AsyncRedisRecordDriver`."""
+    return AsyncRecordStore(AsyncRedisRecordDriver(io, keys, clock))

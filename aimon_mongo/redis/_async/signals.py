@@ -27,11 +27,13 @@ from redis.asyncio.cluster import RedisCluster
 from aimon_mongo._async_runtime import Event, sleep, wait_event
 from aimon_mongo.codec.signal import signal_from_json, signal_to_json
 from aimon_mongo.errors import CodecError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.signal import SessionSignal, SignalKind
 from aimon_mongo.redis._async.connection import AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
 from aimon_mongo.services._async.signals import AsyncSignalBus, Deliver
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 EVENT_KINDS = frozenset({SignalKind.EVENT, SignalKind.STATUS})
@@ -48,6 +50,7 @@ Raw = tuple[str, Any]
 """``(channel, message)``: what is published, and what the reader hands on."""
 
 
+@exported_from("aimon_mongo.redis")
 class AsyncRedisSignalDriver:
     """Signal primitives and pub/sub reader of Redis (see the module text)."""
 
@@ -74,6 +77,9 @@ class AsyncRedisSignalDriver:
         self._deliver: Deliver | None = None
         self._stopping = False
         self._pause = SHARD_POLL_MIN
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     def encode(self, signal: SessionSignal) -> Raw:
         if signal.kind in EVENT_KINDS:
@@ -179,6 +185,7 @@ class AsyncRedisSignalDriver:
             await self._deliver((channel, message.get("data")))
 
 
+@exported_from("aimon_mongo.redis")
 class AsyncRedisSessionSignalBus(AsyncSignalBus):
     """Cross-node signals over Redis pub/sub (see the module text)."""
 

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.task import task_from_json, task_to_json
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.task import BackgroundTask, TaskQuery, TaskState
 from aimon_mongo.redis._async.connection import AsyncRedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
 from aimon_mongo.services._async.tasks import AsyncTaskStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.task_change import LOST_RACE, LostRace, TaskChange
 
 MGET_CHUNK = 512
 
 
+@exported_from("aimon_mongo.redis")
 class AsyncRedisTaskDriver:
     """Scripts and reads over the task values and their index set; a raw task is its JSON value."""
 
@@ -29,6 +32,9 @@ class AsyncRedisTaskDriver:
         self._io = io
         self._keys = keys
         self.failures: Failures = io.guard
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     def decode(self, raw: str | bytes) -> BackgroundTask:
         return task_from_json(raw)
@@ -75,8 +81,9 @@ class AsyncRedisTaskDriver:
         return found
 
 
-class AsyncRedisBackgroundTaskStore(AsyncTaskStore[str | bytes]):
-    """Background tasks of one Redis bundle; ``clock`` stamps a terminal task's ``end_time``."""
+@exported_from("aimon_mongo.redis")
+def AsyncRedisBackgroundTaskStore(io: AsyncRedisIO, keys: RedisKeys, clock: Clock) -> AsyncTaskStore[str | bytes]:
+    """Background tasks of one Redis bundle; ``clock`` stamps a terminal task's ``end_time``.
 
-    def __init__(self, io: AsyncRedisIO, keys: RedisKeys, clock: Clock) -> None:
-        super().__init__(AsyncRedisTaskDriver(io, keys), clock)
+    A factory: the :class:`~aimon_mongo.services.AsyncTaskStore` service over :class:`AsyncRedisTaskDriver`."""
+    return AsyncTaskStore(AsyncRedisTaskDriver(io, keys), clock)

@@ -13,22 +13,30 @@ from redis.cluster import RedisCluster
 from aimon_mongo._sync.bundle import ClosingBundle
 from aimon_mongo.clock import Clock, system_clock
 from aimon_mongo.errors import AimonStorageError, InvalidArgumentError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.redis._sync.connection import RedisIO
-from aimon_mongo.redis._sync.idempotency import DEFAULT_DONE_TTL, RedisIdempotencyStore
-from aimon_mongo.redis._sync.inbox import DEFAULT_COLLECT_LIMIT, RedisSessionInbox
-from aimon_mongo.redis._sync.leases import RedisSessionLeaseStore
-from aimon_mongo.redis._sync.records import RedisSessionRecordStore
-from aimon_mongo.redis._sync.segments import RedisSessionLogSegmentStore
+from aimon_mongo.redis._sync.idempotency import DEFAULT_DONE_TTL, RedisIdempotencyDriver
+from aimon_mongo.redis._sync.inbox import DEFAULT_COLLECT_LIMIT, RedisInboxDriver
+from aimon_mongo.redis._sync.leases import RedisLeaseDriver
+from aimon_mongo.redis._sync.records import RedisRecordDriver, HashReply
+from aimon_mongo.redis._sync.segments import RedisSegmentDriver
 from aimon_mongo.redis._sync.signals import RedisSessionSignalBus
-from aimon_mongo.redis._sync.tasks import RedisBackgroundTaskStore
+from aimon_mongo.redis._sync.tasks import RedisTaskDriver
 from aimon_mongo.redis.failures import warn_if_retrying
 from aimon_mongo.redis.keys import RedisKeyPrefixes, RedisKeys
+from aimon_mongo.services._sync.idempotency import Idempotency
+from aimon_mongo.services._sync.inbox import Inbox
+from aimon_mongo.services._sync.leases import LeaseStore
+from aimon_mongo.services._sync.records import RecordStore
+from aimon_mongo.services._sync.segments import SegmentStore
+from aimon_mongo.services._sync.tasks import TaskStore
 from aimon_mongo.validate import require_id
 
 CONNECT_TIMEOUT = 5.0
 """Seconds a client built from a URL waits for a TCP connection before reporting the server unreachable."""
 
 
+@exported_from("aimon_mongo.redis")
 class RedisSessionBackends(ClosingBundle):
     """The Redis session backend of one node.
 
@@ -83,13 +91,13 @@ class RedisSessionBackends(ClosingBundle):
         self.keys = keys
         io = RedisIO(self._client)
         self._io = io
-        self.inbox: Final = RedisSessionInbox(io, keys, collect_limit)
-        self.leases: Final = RedisSessionLeaseStore(io, keys)
+        self.inbox: Final = Inbox(RedisInboxDriver(io, keys, collect_limit))
+        self.leases: Final = LeaseStore(RedisLeaseDriver(io, keys))
         self.signals: Final = RedisSessionSignalBus(self._client, io, keys, self.node_id)
-        self.idempotency: Final = RedisIdempotencyStore(io, keys, now, done_ttl)
-        self.tasks: Final = RedisBackgroundTaskStore(io, keys, now)
-        self.records: Final = RedisSessionRecordStore(io, keys, now)
-        self.segments: Final = RedisSessionLogSegmentStore(io, keys)
+        self.idempotency: Final = Idempotency(RedisIdempotencyDriver(io, keys, now), done_ttl)
+        self.tasks: Final[TaskStore[str | bytes]] = TaskStore(RedisTaskDriver(io, keys), now)
+        self.records: Final[RecordStore[HashReply]] = RecordStore(RedisRecordDriver(io, keys, now))
+        self.segments: Final = SegmentStore(RedisSegmentDriver(io, keys))
         self._closed = False
 
     def ping(self) -> None:

@@ -19,10 +19,12 @@ from aimon_mongo.clock import Clock
 from aimon_mongo.codec.idempotency import entry_from_json, entry_to_json, ttl_millis
 from aimon_mongo.codec.instant import format_instant
 from aimon_mongo.codec.json_text import compact_json
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.idempotency import IdempotencyEntry, IdempotencyStatus, TurnResult
 from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.services._sync.idempotency import DEFAULT_DONE_TTL, Idempotency
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 __all__ = ["DEFAULT_DONE_TTL", "HOLDER_ID_FORBIDDEN_CHARS", "RedisIdempotencyDriver", "RedisIdempotencyStore"]
@@ -42,6 +44,7 @@ def _member(name: str, value: object) -> str:
 _IN_FLIGHT = _member(n.IDEM_STATUS, IdempotencyStatus.IN_FLIGHT.value)
 
 
+@exported_from("aimon_mongo.redis")
 class RedisIdempotencyDriver:
     """The primitives over ``<idem>:<key>`` JSON values: one script or command each (see the module text)."""
 
@@ -52,6 +55,9 @@ class RedisIdempotencyDriver:
         self._keys = keys
         self._clock = clock
         self.failures: Failures = io.guard
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     def decode(self, raw: bytes) -> IdempotencyEntry:
         return entry_from_json(raw)[0]
@@ -109,8 +115,11 @@ class RedisIdempotencyDriver:
         return int(self._io.script("idem_rewrite", [self._keys.idempotency(key)], args)) == 1
 
 
-class RedisIdempotencyStore(Idempotency):
-    """Client-key de-duplication and holder-loss detection (see the module text)."""
+@exported_from("aimon_mongo.redis")
+def RedisIdempotencyStore(
+    io: RedisIO, keys: RedisKeys, clock: Clock, done_ttl: timedelta = DEFAULT_DONE_TTL
+) -> Idempotency:
+    """Client-key de-duplication and holder-loss detection (see the module text).
 
-    def __init__(self, io: RedisIO, keys: RedisKeys, clock: Clock, done_ttl: timedelta = DEFAULT_DONE_TTL):
-        super().__init__(RedisIdempotencyDriver(io, keys, clock), done_ttl)
+    A factory: the :class:`~aimon_mongo.services.Idempotency` service over :class:`RedisIdempotencyDriver`."""
+    return Idempotency(RedisIdempotencyDriver(io, keys, clock), done_ttl)

@@ -28,6 +28,7 @@ from aimon_mongo.codec.inbox_entry import decode_json_entry, replayed_envelope, 
 from aimon_mongo.codec.instant import from_epoch_millis
 from aimon_mongo.codec.json_text import compact_json
 from aimon_mongo.errors import CodecError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.batch import UnreadableEntry
 from aimon_mongo.model.inbound import InboundMessage
 from aimon_mongo.model.priority import Priority
@@ -36,6 +37,7 @@ from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
 from aimon_mongo.services._sync.inbox import Inbox, Triage
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.validate import require_limit
 
@@ -72,6 +74,7 @@ def _shown(raw: bytes | str) -> Any:
         return raw
 
 
+@exported_from("aimon_mongo.redis")
 class RedisInboxDriver:
     """Stream commands and Lua scripts, one round trip per primitive (the quarantine listing of every
     session: a ``SCAN`` walk, then one ``XRANGE`` per session)."""
@@ -81,12 +84,15 @@ class RedisInboxDriver:
     encode = staticmethod(to_json_envelope)
     decode_replay = staticmethod(replayed_envelope)
 
-    def __init__(self, io: RedisIO, keys: RedisKeys, collect_limit: int) -> None:
+    def __init__(self, io: RedisIO, keys: RedisKeys, collect_limit: int = DEFAULT_COLLECT_LIMIT) -> None:
         self._io = io
         self._keys = keys
-        self._limit = collect_limit
-        self.batch_limit: int | None = collect_limit
+        self._limit = require_limit(collect_limit, "collect_limit")
+        self.batch_limit: int | None = self._limit
         self.failures: Failures = io.guard
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     def decode(self, raw: _Raw, session_id: str) -> InboundMessage | UnreadableEntry:
         raw_id, raw_fields = raw
@@ -188,11 +194,14 @@ class RedisInboxDriver:
         return int(self._io.script("quarantine_delete", [self._keys.quarantine(sid)], [stream_id])) == 1
 
 
-class RedisSessionInbox(Inbox[str, _Raw, bytes]):
-    """Cross-node mailbox per session on Redis streams (see the module text)."""
+@exported_from("aimon_mongo.redis")
+def RedisSessionInbox(
+    io: RedisIO, keys: RedisKeys, collect_limit: int = DEFAULT_COLLECT_LIMIT
+) -> Inbox[str, _Raw, bytes]:
+    """Cross-node mailbox per session on Redis streams (see the module text).
 
-    def __init__(self, io: RedisIO, keys: RedisKeys, collect_limit: int = DEFAULT_COLLECT_LIMIT) -> None:
-        super().__init__(RedisInboxDriver(io, keys, require_limit(collect_limit, "collect_limit")))
+    A factory: the :class:`~aimon_mongo.services.Inbox` service over :class:`RedisInboxDriver`."""
+    return Inbox(RedisInboxDriver(io, keys, collect_limit))
 
 
 def _quarantined(sid: str, raw_id: bytes, raw_fields: Any) -> QuarantinedEntry:

@@ -16,15 +16,18 @@ from datetime import timedelta
 
 from aimon_mongo.codec.idempotency import ttl_millis
 from aimon_mongo.codec.instant import from_epoch_millis
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.lease import Lease
 from aimon_mongo.redis._sync.connection import RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
 from aimon_mongo.services._sync.leases import LeaseStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 
 
+@exported_from("aimon_mongo.redis")
 class RedisLeaseDriver:
     """The lease primitives: one Lua script each over the lock and its fencing counter (see the module text)."""
 
@@ -35,6 +38,9 @@ class RedisLeaseDriver:
         self._io = io
         self._keys = keys
         self.failures: Failures = io.guard
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         reply = self._io.script("lease_acquire", self._pair(session_id), [holder_id, ttl_millis(ttl)])
@@ -58,12 +64,13 @@ class RedisLeaseDriver:
         return [self._keys.lock(session_id), self._keys.lock_fence(session_id)]
 
 
-class RedisSessionLeaseStore(LeaseStore):
+@exported_from("aimon_mongo.redis")
+def RedisSessionLeaseStore(io: RedisIO, keys: RedisKeys) -> LeaseStore:
     """Holder election with fencing tokens that strictly increase per session (the lease service over
-    :class:`RedisLeaseDriver`)."""
+    :class:`RedisLeaseDriver`).
 
-    def __init__(self, io: RedisIO, keys: RedisKeys) -> None:
-        super().__init__(RedisLeaseDriver(io, keys))
+    A factory: the :class:`~aimon_mongo.services.LeaseStore` service over :class:`RedisLeaseDriver`."""
+    return LeaseStore(RedisLeaseDriver(io, keys))
 
 
 def _stamp(lease: Lease) -> str:

@@ -15,12 +15,14 @@ from aimon_mongo import names as n
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.instant import format_instant
 from aimon_mongo.codec.json_text import compact_json
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import SessionRecord
 from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.layout import record_from_hash
 from aimon_mongo.redis.replies import pairs, text
 from aimon_mongo.services._sync.records import RecordStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, refusal
 from aimon_mongo.stored.session_record import SessionTotalsJson
@@ -31,6 +33,7 @@ HashReply = list[bytes] | dict[bytes, bytes]
 """A record hash as ``HGETALL`` (a dict) or a script (a flat list) answers it."""
 
 
+@exported_from("aimon_mongo.redis")
 class RedisRecordDriver:
     """The record primitives: fenced scripts over the session's fence and record hash, plain reads."""
 
@@ -39,6 +42,9 @@ class RedisRecordDriver:
         self._keys = keys
         self._clock = clock
         self.failures: Failures = io.guard
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     def _fenced(self, name: str, sid: str, token: int, *args: Arg) -> Any:
         keys = [self._keys.write_fence(sid), self._keys.record(sid)]
@@ -106,8 +112,9 @@ class RedisRecordDriver:
                 return sorted(found)
 
 
-class RedisSessionRecordStore(RecordStore[HashReply]):
-    """Partial, atomic, fenced writes of session records (see the module text)."""
+@exported_from("aimon_mongo.redis")
+def RedisSessionRecordStore(io: RedisIO, keys: RedisKeys, clock: Clock) -> RecordStore[HashReply]:
+    """Partial, atomic, fenced writes of session records (see the module text).
 
-    def __init__(self, io: RedisIO, keys: RedisKeys, clock: Clock) -> None:
-        super().__init__(RedisRecordDriver(io, keys, clock))
+    A factory: the :class:`~aimon_mongo.services.RecordStore` service over :class:`RedisRecordDriver`."""
+    return RecordStore(RedisRecordDriver(io, keys, clock))

@@ -14,18 +14,21 @@ from datetime import datetime
 from typing import Any
 
 from aimon_mongo.codec.instant import epoch_millis, from_epoch_millis
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.redis._sync.connection import Arg, RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.layout import segment_from_json, segment_to_json
 from aimon_mongo.redis.replies import pairs, text
 from aimon_mongo.services._sync.segments import SegmentStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, refusal
 
 SCAN_COUNT = 256
 
 
+@exported_from("aimon_mongo.redis")
 class RedisSegmentDriver:
     """The segment primitives: fenced scripts over the session's fence and segment hashes, plain reads."""
 
@@ -33,6 +36,9 @@ class RedisSegmentDriver:
         self._io = io
         self._keys = keys
         self.failures: Failures = io.guard
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     def _fenced(self, name: str, sid: str, token: int, *args: Arg) -> Any:
         keys = [self._keys.write_fence(sid), self._keys.segment_data(sid), self._keys.segment_created(sid)]
@@ -110,8 +116,9 @@ class RedisSegmentDriver:
         }
 
 
-class RedisSessionLogSegmentStore(SegmentStore[bytes]):
-    """Per-session segment hashes with fenced writes (see the module text)."""
+@exported_from("aimon_mongo.redis")
+def RedisSessionLogSegmentStore(io: RedisIO, keys: RedisKeys) -> SegmentStore[bytes]:
+    """Per-session segment hashes with fenced writes (see the module text).
 
-    def __init__(self, io: RedisIO, keys: RedisKeys) -> None:
-        super().__init__(RedisSegmentDriver(io, keys))
+    A factory: the :class:`~aimon_mongo.services.SegmentStore` service over :class:`RedisSegmentDriver`."""
+    return SegmentStore(RedisSegmentDriver(io, keys))

@@ -28,11 +28,13 @@ from redis.cluster import RedisCluster
 from aimon_mongo._sync_runtime import Event, sleep, wait_event
 from aimon_mongo.codec.signal import signal_from_json, signal_to_json
 from aimon_mongo.errors import CodecError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.signal import SessionSignal, SignalKind
 from aimon_mongo.redis._sync.connection import RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
 from aimon_mongo.services._sync.signals import SignalBus, Deliver
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 
 EVENT_KINDS = frozenset({SignalKind.EVENT, SignalKind.STATUS})
@@ -49,6 +51,7 @@ Raw = tuple[str, Any]
 """``(channel, message)``: what is published, and what the reader hands on."""
 
 
+@exported_from("aimon_mongo.redis")
 class RedisSignalDriver:
     """Signal primitives and pub/sub reader of Redis (see the module text)."""
 
@@ -75,6 +78,9 @@ class RedisSignalDriver:
         self._deliver: Deliver | None = None
         self._stopping = False
         self._pause = SHARD_POLL_MIN
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     def encode(self, signal: SessionSignal) -> Raw:
         if signal.kind in EVENT_KINDS:
@@ -180,6 +186,7 @@ class RedisSignalDriver:
             self._deliver((channel, message.get("data")))
 
 
+@exported_from("aimon_mongo.redis")
 class RedisSessionSignalBus(SignalBus):
     """Cross-node signals over Redis pub/sub (see the module text)."""
 

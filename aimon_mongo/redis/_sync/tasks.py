@@ -12,17 +12,20 @@ from __future__ import annotations
 
 from aimon_mongo.clock import Clock
 from aimon_mongo.codec.task import task_from_json, task_to_json
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.task import BackgroundTask, TaskQuery, TaskState
 from aimon_mongo.redis._sync.connection import RedisIO
 from aimon_mongo.redis.keys import RedisKeys
 from aimon_mongo.redis.replies import text
 from aimon_mongo.services._sync.tasks import TaskStore
+from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.task_change import LOST_RACE, LostRace, TaskChange
 
 MGET_CHUNK = 512
 
 
+@exported_from("aimon_mongo.redis")
 class RedisTaskDriver:
     """Scripts and reads over the task values and their index set; a raw task is its JSON value."""
 
@@ -30,6 +33,9 @@ class RedisTaskDriver:
         self._io = io
         self._keys = keys
         self.failures: Failures = io.guard
+
+    def __repr__(self) -> str:
+        return located(self, self._io.endpoint)
 
     def decode(self, raw: str | bytes) -> BackgroundTask:
         return task_from_json(raw)
@@ -76,8 +82,9 @@ class RedisTaskDriver:
         return found
 
 
-class RedisBackgroundTaskStore(TaskStore[str | bytes]):
-    """Background tasks of one Redis bundle; ``clock`` stamps a terminal task's ``end_time``."""
+@exported_from("aimon_mongo.redis")
+def RedisBackgroundTaskStore(io: RedisIO, keys: RedisKeys, clock: Clock) -> TaskStore[str | bytes]:
+    """Background tasks of one Redis bundle; ``clock`` stamps a terminal task's ``end_time``.
 
-    def __init__(self, io: RedisIO, keys: RedisKeys, clock: Clock) -> None:
-        super().__init__(RedisTaskDriver(io, keys), clock)
+    A factory: the :class:`~aimon_mongo.services.TaskStore` service over :class:`RedisTaskDriver`."""
+    return TaskStore(RedisTaskDriver(io, keys), clock)

@@ -28,8 +28,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 from aimon_mongo.errors import SessionInboxError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.validate import (
     delivery_action,
@@ -152,6 +154,7 @@ class _Decoded(Generic[R]):
         return CollectedBatch(messages=tuple(messages), unreadable=tuple(entry for _, entry in self.unreadable))
 
 
+@exported_from("aimon_mongo.services")
 class AsyncInbox(Generic[E, R, K]):
     """:class:`~aimon_mongo.ports.AsyncSessionInbox` over one store's :class:`AsyncInboxDriver`."""
 
@@ -159,6 +162,8 @@ class AsyncInbox(Generic[E, R, K]):
         self._driver = driver
         self.batch_limit: int | None = driver.batch_limit
         """The most entries one ``collect`` returns (``None``: no bound), as the driver declares."""
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> AsyncInboxDriver[E, R, K]:

@@ -16,7 +16,9 @@ from datetime import timedelta
 from typing import Protocol
 
 from aimon_mongo.errors import AimonStorageError, SessionLeaseError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import Lease
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 from aimon_mongo.validate import require_holder, require_id, require_lease, require_positive
@@ -54,6 +56,7 @@ class AsyncLeaseDriver(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.services")
 class AsyncLeaseStore:
     """:class:`~aimon_mongo.ports.AsyncSessionLeaseStore` over a driver (see the module text)."""
 
@@ -67,6 +70,8 @@ class AsyncLeaseStore:
         self._driver = driver
         self.resurrects_lapsed = driver.resurrects_lapsed
         self.holder_id_forbidden_chars = driver.holder_id_forbidden_chars
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> AsyncLeaseDriver:

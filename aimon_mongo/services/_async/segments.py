@@ -14,7 +14,9 @@ from datetime import datetime
 from typing import Generic, Protocol, TypeVar
 
 from aimon_mongo.errors import InvalidArgumentError, SessionLogSegmentStoreError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, accepted
 from aimon_mongo.validate import optional_id, require_aware, require_id, require_instance, require_limit, require_token
@@ -59,12 +61,15 @@ class AsyncSegmentDriver(Protocol[Raw]):
         ...
 
 
+@exported_from("aimon_mongo.services")
 class AsyncSegmentStore(Generic[Raw]):
     """Sealed session-log segments (the port's contract); a backend's public segment store is this
     service bound to its driver."""
 
     def __init__(self, driver: AsyncSegmentDriver[Raw]) -> None:
         self._driver = driver
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> AsyncSegmentDriver[Raw]:

@@ -30,7 +30,9 @@ from typing import Any, Protocol
 from aimon_mongo._async.ports import SignalHandler
 from aimon_mongo._async_runtime import Event, Lock, Worker, spawn, wait_event
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable, CodecError, InvalidArgumentError, SignalBusError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import SessionSignal
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.signal_hub import SignalHub
 from aimon_mongo.validate import require_id, require_signal
@@ -164,6 +166,7 @@ class AsyncSignalSubscription:
         await self._bus._remove(self._session_id, self._sub_id)
 
 
+@exported_from("aimon_mongo.services")
 class AsyncSignalBus:
     """Cross-node pub/sub of :class:`SessionSignal` over a driver (the port ``AsyncSessionSignalBus``)."""
 
@@ -178,6 +181,8 @@ class AsyncSignalBus:
         self._closed = False
         self._stopping = Event()
         self._worker: Worker | None = None
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> AsyncSignalDriver:

@@ -18,7 +18,9 @@ from typing import Generic, Protocol, TypeVar
 
 from aimon_mongo.clock import Clock
 from aimon_mongo.errors import BackgroundTaskStoreError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import TERMINAL_STATES, BackgroundTask, Principal, TaskQuery, TaskState
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.readable import readable
 from aimon_mongo.services.task_change import LostRace, TaskChange
@@ -65,12 +67,15 @@ class AsyncTaskDriver(Protocol[Raw]):
         ...
 
 
+@exported_from("aimon_mongo.services")
 class AsyncTaskStore(Generic[Raw]):
     """Background task records; a task never leaves a terminal state (see the module text)."""
 
     def __init__(self, driver: AsyncTaskDriver[Raw], clock: Clock) -> None:
         self._driver = driver
         self._clock = clock
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> AsyncTaskDriver[Raw]:

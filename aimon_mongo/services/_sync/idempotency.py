@@ -18,7 +18,9 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from aimon_mongo.errors import IdempotencyStoreError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, PutOutcome, PutResult, TurnResult
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.readable import readable
 from aimon_mongo.validate import (
@@ -83,12 +85,15 @@ class IdempotencyDriver(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.services")
 class Idempotency:
     """Client-key de-duplication and holder-loss detection over a driver (see the module text)."""
 
     def __init__(self, driver: IdempotencyDriver, done_ttl: timedelta = DEFAULT_DONE_TTL) -> None:
         self._driver = driver
         self._done_ttl = require_positive(done_ttl, "done_ttl")
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> IdempotencyDriver:

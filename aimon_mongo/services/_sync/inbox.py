@@ -29,8 +29,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 from aimon_mongo.errors import SessionInboxError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.validate import (
     delivery_action,
@@ -153,6 +155,7 @@ class _Decoded(Generic[R]):
         return CollectedBatch(messages=tuple(messages), unreadable=tuple(entry for _, entry in self.unreadable))
 
 
+@exported_from("aimon_mongo.services")
 class Inbox(Generic[E, R, K]):
     """:class:`~aimon_mongo.ports.SessionInbox` over one store's :class:`InboxDriver`."""
 
@@ -160,6 +163,8 @@ class Inbox(Generic[E, R, K]):
         self._driver = driver
         self.batch_limit: int | None = driver.batch_limit
         """The most entries one ``collect`` returns (``None``: no bound), as the driver declares."""
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> InboxDriver[E, R, K]:

@@ -17,7 +17,9 @@ from datetime import timedelta
 from typing import Protocol
 
 from aimon_mongo.errors import AimonStorageError, SessionLeaseError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import Lease
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 from aimon_mongo.validate import require_holder, require_id, require_lease, require_positive
@@ -55,6 +57,7 @@ class LeaseDriver(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.services")
 class LeaseStore:
     """:class:`~aimon_mongo.ports.SessionLeaseStore` over a driver (see the module text)."""
 
@@ -68,6 +71,8 @@ class LeaseStore:
         self._driver = driver
         self.resurrects_lapsed = driver.resurrects_lapsed
         self.holder_id_forbidden_chars = driver.holder_id_forbidden_chars
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> LeaseDriver:

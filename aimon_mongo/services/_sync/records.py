@@ -18,7 +18,9 @@ from pydantic import JsonValue
 
 from aimon_mongo.codec.totals import encode_totals
 from aimon_mongo.errors import SessionRecordStoreError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import SessionRecord, SessionTotals
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, accepted
 from aimon_mongo.stored.session_record import SessionTotalsJson
@@ -73,12 +75,15 @@ class RecordDriver(Protocol[Raw]):
     def list_session_ids(self) -> list[str]: ...
 
 
+@exported_from("aimon_mongo.services")
 class RecordStore(Generic[Raw]):
     """Session records, written by partial, atomic, fenced writes (the port's contract); a backend's
     public record store is this service bound to its driver."""
 
     def __init__(self, driver: RecordDriver[Raw]) -> None:
         self._driver = driver
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> RecordDriver[Raw]:

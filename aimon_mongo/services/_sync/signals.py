@@ -31,7 +31,9 @@ from typing import Any, Protocol
 from aimon_mongo._sync.ports import SignalHandler
 from aimon_mongo._sync_runtime import Event, Lock, Worker, spawn, wait_event
 from aimon_mongo.errors import AimonStorageError, BackendUnavailable, CodecError, InvalidArgumentError, SignalBusError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import SessionSignal
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.signal_hub import SignalHub
 from aimon_mongo.validate import require_id, require_signal
@@ -165,6 +167,7 @@ class SignalSubscription:
         self._bus._remove(self._session_id, self._sub_id)
 
 
+@exported_from("aimon_mongo.services")
 class SignalBus:
     """Cross-node pub/sub of :class:`SessionSignal` over a driver (the port ``SessionSignalBus``)."""
 
@@ -179,6 +182,8 @@ class SignalBus:
         self._closed = False
         self._stopping = Event()
         self._worker: Worker | None = None
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> SignalDriver:

@@ -19,7 +19,9 @@ from typing import Generic, Protocol, TypeVar
 
 from aimon_mongo.clock import Clock
 from aimon_mongo.errors import BackgroundTaskStoreError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model import TERMINAL_STATES, BackgroundTask, Principal, TaskQuery, TaskState
+from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.readable import readable
 from aimon_mongo.services.task_change import LostRace, TaskChange
@@ -66,12 +68,15 @@ class TaskDriver(Protocol[Raw]):
         ...
 
 
+@exported_from("aimon_mongo.services")
 class TaskStore(Generic[Raw]):
     """Background task records; a task never leaves a terminal state (see the module text)."""
 
     def __init__(self, driver: TaskDriver[Raw], clock: Clock) -> None:
         self._driver = driver
         self._clock = clock
+
+    __repr__ = composed_repr
 
     @property
     def driver(self) -> TaskDriver[Raw]:

@@ -3,12 +3,14 @@ out (default 256). Snapshots are immutable values, so the store keeps references
 
 from __future__ import annotations
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.snapshots.envelope import ResumableSession, check_save_arguments
 from aimon_mongo.snapshots.layout import validate_task_id
 from aimon_mongo.snapshots.lru import DEFAULT_MAX_SNAPSHOTS, SessionLru
 from aimon_mongo.snapshots.model import SessionSnapshot
 
 
+@exported_from("aimon_mongo.snapshots")
 class AsyncInMemorySessionSnapshotStore:
     """A bounded LRU of resumable sessions (thread-safe). Beyond ``max_snapshots`` the least recently saved
     or loaded one is dropped, and resuming it then finds nothing."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from aimon_mongo.errors import InvalidArgumentError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.snapshots._async.ports import AsyncSessionSnapshotStore
 from aimon_mongo.snapshots.envelope import ResumableSession, validate_agent_runtime_id
 from aimon_mongo.snapshots.model import SessionSnapshot
 
 
+@exported_from("aimon_mongo.snapshots")
 class AsyncScopedSessionSnapshotStore:
     """Saves and evicts through the delegate unchanged; loads only sessions tagged with ``runtime_id``.
 

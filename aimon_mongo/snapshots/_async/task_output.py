@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from aimon_mongo._async_runtime import Lock
 from aimon_mongo.errors import InvalidArgumentError, InvalidPathError, VfsFileNotFoundError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.snapshots.envelope import failure_text
 from aimon_mongo.snapshots.layout import (
     DEFAULT_OUTPUT_BASE_DIR,
@@ -48,6 +49,7 @@ class _Cursor:
     length: int | None = None
 
 
+@exported_from("aimon_mongo.snapshots")
 class AsyncVfsTaskOutputStore:
     """Task output in a filesystem (see the module docstring)."""
 

@@ -12,6 +12,7 @@ import logging
 
 from aimon_mongo import names as n
 from aimon_mongo.errors import InvalidArgumentError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.snapshots._async.objects import delete_quietly, read_or_none, write_best_effort
 from aimon_mongo.snapshots.envelope import failure_text
 from aimon_mongo.snapshots.layout import DEFAULT_RESULT_BASE_DIR, object_path, validate_base_dir
@@ -22,6 +23,7 @@ log = logging.getLogger("aimon_mongo.snapshots")
 _WHAT = "task result"
 
 
+@exported_from("aimon_mongo.snapshots")
 class AsyncVfsTaskResultStore:
     """Task results in a filesystem (see the module docstring)."""
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.snapshots.envelope import ResumableSession
 from aimon_mongo.snapshots.model import SessionSnapshot
 from aimon_mongo.snapshots.output import DEFAULT_MAX_CHARS, OutputSlice
 from aimon_mongo.snapshots.task_result import TaskResult
 
 
+@exported_from("aimon_mongo.snapshots")
 @runtime_checkable
 class SessionSnapshotStore(Protocol):
     """Subagent transcripts by task id, for ``Task(resume=<task_id>)``; tolerates a saver racing a loader."""
@@ -35,6 +37,7 @@ class SessionSnapshotStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.snapshots")
 @runtime_checkable
 class TaskOutputStore(Protocol):
     """A task's output text, append-only, read by windows of UTF-16 offsets."""
@@ -56,6 +59,7 @@ class TaskOutputStore(Protocol):
         ...
 
 
+@exported_from("aimon_mongo.snapshots")
 @runtime_checkable
 class TaskResultStore(Protocol):
     """What a finished background task produced, by task id."""

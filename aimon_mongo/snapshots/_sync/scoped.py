@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 from aimon_mongo.errors import InvalidArgumentError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.snapshots._sync.ports import SessionSnapshotStore
 from aimon_mongo.snapshots.envelope import ResumableSession, validate_agent_runtime_id
 from aimon_mongo.snapshots.model import SessionSnapshot
 
 
+@exported_from("aimon_mongo.snapshots")
 class ScopedSessionSnapshotStore:
     """Saves and evicts through the delegate unchanged; loads only sessions tagged with ``runtime_id``.
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from aimon_mongo import names as n
 from aimon_mongo.errors import InvalidArgumentError, VfsFileNotFoundError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.snapshots._sync.objects import delete_quietly, read_or_none, write_best_effort
 from aimon_mongo.snapshots.browse import SnapshotEntry, listed_entry, snapshot_entry, unreadable_entry
 from aimon_mongo.snapshots.codec import JsonSessionSnapshotCodec
@@ -36,6 +37,7 @@ from aimon_mongo.vfs.protocol import FileSystem
 _WHAT = "session snapshot"
 
 
+@exported_from("aimon_mongo.snapshots")
 class VfsSessionSnapshotStore:
     """Session snapshots in a filesystem (shared and persistent; see the module docstring)."""
 

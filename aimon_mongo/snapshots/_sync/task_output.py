@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from aimon_mongo._sync_runtime import Lock
 from aimon_mongo.errors import InvalidArgumentError, InvalidPathError, VfsFileNotFoundError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.snapshots.envelope import failure_text
 from aimon_mongo.snapshots.layout import (
     DEFAULT_OUTPUT_BASE_DIR,
@@ -49,6 +50,7 @@ class _Cursor:
     length: int | None = None
 
 
+@exported_from("aimon_mongo.snapshots")
 class VfsTaskOutputStore:
     """Task output in a filesystem (see the module docstring)."""
 

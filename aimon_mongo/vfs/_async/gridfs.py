@@ -40,6 +40,7 @@ from aimon_mongo.errors import (
     VfsBackendUnavailable,
     display_path,
 )
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.vfs import BackendType, FsckReport
 from aimon_mongo.mongo._async.chunks import BATCH_BYTES, AsyncChunkReader, AsyncChunkWriter, MissingChunks
 from aimon_mongo.mongo.clients import display_uri, open_client
@@ -420,6 +421,7 @@ def _database_of(target: object, database: str | None) -> AsyncDatabase[Any]:
     raise InvalidArgumentError(f"{here} takes {_TAKES}, got {kind.__name__}")
 
 
+@exported_from("aimon_mongo.vfs")
 class AsyncGridFSFileSystem(AsyncBucketFileSystem):
     """The virtual filesystem in a GridFS bucket (default database ``aimon``, bucket ``fs``, 1 MiB chunks).
 

@@ -32,6 +32,7 @@ from aimon_mongo.errors import (
     VirtualFileSystemError,
     display_path,
 )
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.vfs import BackendType, FileInfo, Usage
 from aimon_mongo.vfs._async.base import AsyncFileSystemBase, check_attributes, check_conditions, copy_stream
 from aimon_mongo.vfs._async.streams import AsyncReaderBase, AsyncWriterBase
@@ -151,6 +152,7 @@ class _LocalWriter(AsyncWriterBase):
             pass
 
 
+@exported_from("aimon_mongo.vfs")
 class AsyncLocalFileSystem(AsyncFileSystemBase):
     """A virtual filesystem rooted at a local directory (created at :meth:`initialize` if missing).
 

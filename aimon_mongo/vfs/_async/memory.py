@@ -18,6 +18,7 @@ from bson import ObjectId
 from aimon_mongo._async_runtime import Lock
 from aimon_mongo.codec.instant import as_utc, to_millis
 from aimon_mongo.errors import FileReplacedError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.vfs import BackendType
 from aimon_mongo.vfs._async.bucket import AsyncBucketFileSystem
 from aimon_mongo.vfs._async.store import Committed, WriteCheck
@@ -242,6 +243,7 @@ class AsyncMemoryStore:
             yield name  # sync: drop
 
 
+@exported_from("aimon_mongo.vfs")
 class AsyncMemoryFileSystem(AsyncBucketFileSystem):
     """A virtual filesystem held in memory, with the GridFS backend's exact semantics."""
 

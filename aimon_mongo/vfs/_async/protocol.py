@@ -13,6 +13,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import IO, Protocol, Self, runtime_checkable
 
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.vfs import BackendStatus, FileInfo, GrepResult, LineWindow, Usage
 from aimon_mongo.vfs.textscan import DEFAULT_GREP_MAX_BYTES
 
@@ -96,6 +97,7 @@ class AsyncFileWriter(Protocol):
     ) -> None: ...
 
 
+@exported_from("aimon_mongo.vfs")
 @runtime_checkable
 class AsyncFileSystem(Protocol):
     """The virtual filesystem contract (async flavour; :class:`~aimon_mongo.vfs.protocol.FileSystem` is

@@ -41,6 +41,7 @@ from aimon_mongo.errors import (
     VfsBackendUnavailable,
     display_path,
 )
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.vfs import BackendType, FsckReport
 from aimon_mongo.mongo._sync.chunks import BATCH_BYTES, ChunkReader, ChunkWriter, MissingChunks
 from aimon_mongo.mongo.clients import display_uri, open_client
@@ -421,6 +422,7 @@ def _database_of(target: object, database: str | None) -> Database[Any]:
     raise InvalidArgumentError(f"{here} takes {_TAKES}, got {kind.__name__}")
 
 
+@exported_from("aimon_mongo.vfs")
 class GridFSFileSystem(BucketFileSystem):
     """The virtual filesystem in a GridFS bucket (default database ``aimon``, bucket ``fs``, 1 MiB chunks).
 

@@ -33,6 +33,7 @@ from aimon_mongo.errors import (
     VirtualFileSystemError,
     display_path,
 )
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.vfs import BackendType, FileInfo, Usage
 from aimon_mongo.vfs._sync.base import FileSystemBase, check_attributes, check_conditions, copy_stream
 from aimon_mongo.vfs._sync.streams import ReaderBase, WriterBase
@@ -152,6 +153,7 @@ class _LocalWriter(WriterBase):
             pass
 
 
+@exported_from("aimon_mongo.vfs")
 class LocalFileSystem(FileSystemBase):
     """A virtual filesystem rooted at a local directory (created at :meth:`initialize` if missing).
 

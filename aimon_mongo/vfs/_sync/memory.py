@@ -19,6 +19,7 @@ from bson import ObjectId
 from aimon_mongo._sync_runtime import Lock
 from aimon_mongo.codec.instant import as_utc, to_millis
 from aimon_mongo.errors import FileReplacedError
+from aimon_mongo.exported import exported_from
 from aimon_mongo.model.vfs import BackendType
 from aimon_mongo.vfs._sync.bucket import BucketFileSystem
 from aimon_mongo.vfs._sync.store import Committed, WriteCheck
@@ -241,6 +242,7 @@ class MemoryStore:
         yield from names
 
 
+@exported_from("aimon_mongo.vfs")
 class MemoryFileSystem(BucketFileSystem):
     """A virtual filesystem held in memory, with the GridFS backend's exact semantics."""
 
