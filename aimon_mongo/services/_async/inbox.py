@@ -31,6 +31,7 @@ from aimon_mongo.errors import SessionInboxError
 from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.services.failures import Failures
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import (
     delivery_action,
     optional_id,
@@ -152,6 +153,7 @@ class _Decoded(Generic[R]):
         return CollectedBatch(messages=tuple(messages), unreadable=tuple(entry for _, entry in self.unreadable))
 
 
+@traced("inbox")
 class AsyncInbox(Generic[E, R, K]):
     """:class:`~aimon_mongo.ports.AsyncSessionInbox` over one store's :class:`AsyncInboxDriver`."""
 

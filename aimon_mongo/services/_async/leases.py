@@ -19,6 +19,7 @@ from aimon_mongo.errors import AimonStorageError, SessionLeaseError
 from aimon_mongo.model import Lease
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import require_holder, require_id, require_lease, require_positive
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ class AsyncLeaseDriver(Protocol):
         ...
 
 
+@traced("leases")
 class AsyncLeaseStore:
     """:class:`~aimon_mongo.ports.AsyncSessionLeaseStore` over a driver (see the module text)."""
 

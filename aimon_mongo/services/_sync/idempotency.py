@@ -21,6 +21,7 @@ from aimon_mongo.errors import IdempotencyStoreError
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, PutOutcome, PutResult, TurnResult
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.readable import readable
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import (
     require_aware,
     require_holder,
@@ -83,6 +84,7 @@ class IdempotencyDriver(Protocol):
         ...
 
 
+@traced("idempotency")
 class Idempotency:
     """Client-key de-duplication and holder-loss detection over a driver (see the module text)."""
 

@@ -32,6 +32,7 @@ from aimon_mongo.errors import SessionInboxError
 from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.services.failures import Failures
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import (
     delivery_action,
     optional_id,
@@ -153,6 +154,7 @@ class _Decoded(Generic[R]):
         return CollectedBatch(messages=tuple(messages), unreadable=tuple(entry for _, entry in self.unreadable))
 
 
+@traced("inbox")
 class Inbox(Generic[E, R, K]):
     """:class:`~aimon_mongo.ports.SessionInbox` over one store's :class:`InboxDriver`."""
 

@@ -20,6 +20,7 @@ from aimon_mongo.errors import AimonStorageError, SessionLeaseError
 from aimon_mongo.model import Lease
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import require_holder, require_id, require_lease, require_positive
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,7 @@ class LeaseDriver(Protocol):
         ...
 
 
+@traced("leases")
 class LeaseStore:
     """:class:`~aimon_mongo.ports.SessionLeaseStore` over a driver (see the module text)."""
 

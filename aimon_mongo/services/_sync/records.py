@@ -22,6 +22,7 @@ from aimon_mongo.model.record import SessionRecord, SessionTotals
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, accepted
 from aimon_mongo.stored.session_record import SessionTotalsJson
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import optional_budget_override, optional_id, require_id, require_instance, require_token
 
 Raw = TypeVar("Raw")
@@ -73,6 +74,7 @@ class RecordDriver(Protocol[Raw]):
     def list_session_ids(self) -> list[str]: ...
 
 
+@traced("records")
 class RecordStore(Generic[Raw]):
     """Session records, written by partial, atomic, fenced writes (the port's contract); a backend's
     public record store is this service bound to its driver."""

@@ -34,6 +34,7 @@ from aimon_mongo.errors import AimonStorageError, BackendUnavailable, CodecError
 from aimon_mongo.model import SessionSignal
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.signal_hub import SignalHub
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import require_id, require_signal
 
 log = logging.getLogger(__name__)
@@ -165,6 +166,7 @@ class SignalSubscription:
         self._bus._remove(self._session_id, self._sub_id)
 
 
+@traced("signals")
 class SignalBus:
     """Cross-node pub/sub of :class:`SessionSignal` over a driver (the port ``SessionSignalBus``)."""
 
