@@ -125,7 +125,8 @@ def operation(
     binder = _Binder(function, rule, f"{capability}.{name}")
     span_name = f"aimon.{capability}.{name}"
     base: Attributes = {CAPABILITY: capability, OPERATION: name}
-    live = _otel.live
+    on = _otel._live  # the instruments, once a provider is configured
+    probe = _otel.probe
     running = _RUNNING
 
     def begin(made: Instruments, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Call, float, Any, Any]:
@@ -159,9 +160,11 @@ def operation(
 
         @functools.wraps(function)
         async def run_async(*args: Any, **kwargs: Any) -> Any:
-            made = live()
-            this = args[0] if owner is None and args else owner
-            if made is None or running.get() is this:
+            made = on[0] if on else probe()
+            if made is None:
+                return await function(*args, **kwargs)
+            this = args[0] if owner is None else owner
+            if running.get() is this:
                 return await function(*args, **kwargs)
             call, started, span, token = begin(made, args, kwargs)
             inside = running.set(this)
@@ -180,9 +183,11 @@ def operation(
 
     @functools.wraps(function)
     def run(*args: Any, **kwargs: Any) -> Any:
-        made = live()
-        this = args[0] if owner is None and args else owner
-        if made is None or running.get() is this:
+        made = on[0] if on else probe()
+        if made is None:
+            return function(*args, **kwargs)
+        this = args[0] if owner is None else owner
+        if running.get() is this:
             return function(*args, **kwargs)
         call, started, span, token = begin(made, args, kwargs)
         inside = running.set(this)

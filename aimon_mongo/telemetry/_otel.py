@@ -19,7 +19,8 @@ from typing import Any
 
 INSTRUMENTATION_NAME = "aimon_mongo"
 
-_PROVIDER_SLOTS = (("opentelemetry.trace", "_TRACER_PROVIDER"), ("opentelemetry.metrics._internal", "_METER_PROVIDER"))
+_TRACE_MODULE, _TRACER_SLOT = "opentelemetry.trace", "_TRACER_PROVIDER"
+_METRICS_MODULE, _METER_SLOT = "opentelemetry.metrics._internal", "_METER_PROVIDER"
 """Where the API keeps the provider an application set (``None`` until then)."""
 _PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
 """Environment variables that configure a provider, loaded by the API on the first ``get_*_provider``."""
@@ -52,38 +53,49 @@ class Instruments:
 _found: list[bool] = []
 _made: list[Instruments | None] = []
 _live: list[Instruments] = []
-_environment_read: list[bool] = []
+_modules = sys.modules
 
 
 def installed() -> bool:
-    """Whether ``opentelemetry-api`` is importable (looked up once per process, never imported here)."""
+    """Whether ``opentelemetry-api`` is importable (looked up once per process, never imported here unless
+    an environment variable configures a provider, which the API then loads)."""
     if not _found:
         try:
             _found.append(importlib.util.find_spec("opentelemetry.trace") is not None)
         except (ImportError, ValueError):
             _found.append(False)
+        if _found[0] and any(name in os.environ for name in _PROVIDER_VARIABLES) and instruments() is not None:
+            from opentelemetry import metrics, trace
+
+            trace.get_tracer_provider()  # the API loads an environment-configured provider here
+            metrics.get_meter_provider()
     return _found[0]
 
 
 def live() -> Instruments | None:
     """The instruments when an application configured a tracer or a meter provider, else ``None``."""
-    if _live:
-        return _live[0]
-    if not _environment_read:
-        _environment_read.append(True)
-        if any(name in os.environ for name in _PROVIDER_VARIABLES) and instruments() is not None:
-            from opentelemetry import metrics, trace
+    return _live[0] if _live else probe()
 
-            trace.get_tracer_provider()  # the API loads an environment-configured provider here
-            metrics.get_meter_provider()
-    for module_name, slot in _PROVIDER_SLOTS:
-        module = sys.modules.get(module_name)
-        if module is not None and getattr(module, slot, _UNKNOWN) is not None:
-            made = instruments()
-            if made is not None:
-                _live.append(made)
-            return made
-    return None
+
+_trace_globals: dict[str, Any] | None = None
+_metrics_globals: dict[str, Any] | None = None
+
+
+def probe() -> Instruments | None:
+    """:func:`live` before a provider was seen: reads the API's provider slots, when its modules are loaded."""
+    global _trace_globals, _metrics_globals
+    if _trace_globals is None and (module := _modules.get(_TRACE_MODULE)) is not None:
+        _trace_globals = module.__dict__
+    if _metrics_globals is None and (module := _modules.get(_METRICS_MODULE)) is not None:
+        _metrics_globals = module.__dict__
+    if (_trace_globals is None or _trace_globals.get(_TRACER_SLOT, _UNKNOWN) is None) and (
+        _metrics_globals is None or _metrics_globals.get(_METER_SLOT, _UNKNOWN) is None
+    ):
+        return None
+    made = instruments()
+    if made is not None:
+        _live.append(made)
+    return made
 
 
 def instruments() -> Instruments | None:
