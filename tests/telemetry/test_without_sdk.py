@@ -115,3 +115,25 @@ def test_a_provider_configured_after_the_first_operations_receives_the_next_ones
         """
     )
     assert result == ["after"]  # type: ignore[comparison-overlap]
+
+
+def test_overhead_benchmark_runs_and_reports_every_case(mongo_uri: str) -> None:
+    """``benchmarks/telemetry_overhead.py --smoke`` (the figures in docs/benchmarks.md come from its full run)."""
+    import os
+    from pathlib import Path
+
+    benchmarks = Path(__file__).resolve().parents[2] / "benchmarks"
+    env = {**os.environ, "MONGODB_URI": mongo_uri}
+    done = subprocess.run(
+        [sys.executable, "telemetry_overhead.py", "--smoke", "--json"],
+        cwd=benchmarks,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    cases = [result["case"] for result in report["results"]]
+    assert cases == ["memory find_holder", "memory deliver+collect", "mongo acquire+release", "mongo deliver+collect"]
+    assert all("client CPU per operation" in result["note"] for result in report["results"])
