@@ -7,37 +7,26 @@ import logging
 
 import pytest
 
+from aimon_mongo import snapshots as sn
 from aimon_mongo.model import CompletionReason
-from aimon_mongo.snapshots import (
-    AsyncVfsSessionSnapshotStore,
-    AsyncVfsTaskOutputStore,
-    AsyncVfsTaskResultStore,
-    Message,
-    Role,
-    SessionSnapshot,
-    TaskResult,
-    VfsSessionSnapshotStore,
-    VfsTaskOutputStore,
-    VfsTaskResultStore,
-)
 from aimon_mongo.vfs import AsyncMemoryFileSystem, MemoryFileSystem
 
-DONE = TaskResult(success=True, final_answer="done", completion_reason=CompletionReason.COMPLETED)
+DONE = sn.TaskResult(success=True, final_answer="done", completion_reason=CompletionReason.COMPLETED)
 
 
-def snapshot() -> SessionSnapshot:
-    return SessionSnapshot.of_messages("s-1", [Message.text(Role.USER, "hello")])
+def snapshot() -> sn.SessionSnapshot:
+    return sn.SessionSnapshot.of_messages("s-1", [sn.Message.text(sn.Role.USER, "hello")])
 
 
 def test_sync_stores_initialise_the_filesystem_on_first_use() -> None:
-    for make in (VfsSessionSnapshotStore, VfsTaskResultStore, VfsTaskOutputStore):
+    for make in (sn.VfsSessionSnapshotStore, sn.VfsTaskResultStore, sn.VfsTaskOutputStore):
         fs = MemoryFileSystem()  # never initialised by the caller
         store = make(fs)
-        if isinstance(store, VfsSessionSnapshotStore):
+        if isinstance(store, sn.VfsSessionSnapshotStore):
             store.save("t-1", "analyst", None, snapshot())
             loaded = store.load("t-1")
             assert loaded is not None and [e.task_id for e in store.list_snapshots()] == ["t-1"]
-        elif isinstance(store, VfsTaskResultStore):
+        elif isinstance(store, sn.VfsTaskResultStore):
             store.save("t-1", DONE)
             assert store.load("t-1") is not None
         else:
@@ -48,10 +37,10 @@ def test_sync_stores_initialise_the_filesystem_on_first_use() -> None:
 
 async def test_async_stores_initialise_the_filesystem_on_first_use() -> None:
     fs = AsyncMemoryFileSystem()
-    snapshots = AsyncVfsSessionSnapshotStore(fs)
+    snapshots = sn.AsyncVfsSessionSnapshotStore(fs)
     await snapshots.save("t-1", "analyst", None, snapshot())
     assert await snapshots.load("t-1") is not None
-    results, output = AsyncVfsTaskResultStore(fs), AsyncVfsTaskOutputStore(fs)
+    results, output = sn.AsyncVfsTaskResultStore(fs), sn.AsyncVfsTaskOutputStore(fs)
     await results.save("t-2", DONE)
     await output.append("t-2", "xyz")
     assert await results.load("t-2") is not None and (await output.read("t-2")).text == "xyz"
@@ -61,7 +50,7 @@ async def test_async_stores_initialise_the_filesystem_on_first_use() -> None:
 def test_a_closed_filesystem_is_still_a_logged_best_effort_failure(caplog: pytest.LogCaptureFixture) -> None:
     fs = MemoryFileSystem()
     fs.close()
-    store = VfsSessionSnapshotStore(fs)
+    store = sn.VfsSessionSnapshotStore(fs)
     with caplog.at_level(logging.WARNING, "aimon_mongo.snapshots"):
         store.save("t-1", "analyst", None, snapshot())
         assert store.load("t-1") is None
