@@ -409,3 +409,34 @@ def test_rules_read_arguments_by_name_checked_at_decoration(spans: InMemorySpanE
         capabilities.traced("records")(Broken)
     with pytest.raises(ValueError, match="'nope'"):
         capabilities.traced("nope")
+
+
+def test_every_store_of_every_bundle_and_every_filesystem_records_natively(
+    mongo_db: Database[dict[str, Any]], async_mongo_db: AsyncDatabase[dict[str, Any]]
+) -> None:
+    """A bundle whose store is not built from its service would record nothing: it fails here."""
+    from aimon_mongo.telemetry import capabilities
+    from aimon_mongo.telemetry._layer import traced_as
+    from aimon_mongo.vfs import AsyncGridFSFileSystem, AsyncLocalFileSystem, GridFSFileSystem, LocalFileSystem
+
+    bundles = [
+        MemorySessionBackends("n"),
+        AsyncMemorySessionBackends("n"),
+        MongoSessionBackends(mongo_db, "n"),
+        AsyncMongoSessionBackends(async_mongo_db, "n"),
+    ]
+    for bundle in bundles:
+        for name in capabilities.BUNDLE_STORES:
+            assert traced_as(getattr(bundle, name)) == name, (type(bundle).__name__, name)
+    bundles[0].close()
+    bundles[2].close()
+    for fs_class in (MemoryFileSystem, GridFSFileSystem, LocalFileSystem, AsyncGridFSFileSystem, AsyncLocalFileSystem):
+        assert fs_class.__dict__.get("__aimon_traced__") == "vfs", fs_class
+        for operation in capabilities.FILESYSTEM:
+            method = getattr(fs_class, operation, None)  # fsck: GridFS only
+            assert (
+                method is None or hasattr(method, "__aimon_traced__") or getattr(method, "__isabstractmethod__", False)
+            ), (
+                fs_class.__name__,
+                operation,
+            )
