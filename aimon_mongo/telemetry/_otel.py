@@ -60,10 +60,18 @@ def installed() -> bool:
     """Whether ``opentelemetry-api`` is importable (looked up once per process, never imported here unless
     an environment variable configures a provider, which the API then loads)."""
     if not _found:
-        try:
-            _found.append(importlib.util.find_spec("opentelemetry.trace") is not None)
+        try:  # the namespace package's locations, without importing it
+            spec = importlib.util.find_spec("opentelemetry")
         except (ImportError, ValueError):
-            _found.append(False)
+            spec = None
+        places = () if spec is None else (spec.submodule_search_locations or ())
+        found = any(os.path.isfile(os.path.join(place, "trace", "__init__.py")) for place in places)
+        if places and not found:  # not a plain directory (a zip, a custom loader): ask the import system
+            try:
+                found = importlib.util.find_spec("opentelemetry.trace") is not None
+            except (ImportError, ValueError):
+                found = False
+        _found.append(found)
         if _found[0] and any(name in os.environ for name in _PROVIDER_VARIABLES) and instruments() is not None:
             from opentelemetry import metrics, trace
 
