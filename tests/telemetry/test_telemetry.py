@@ -440,3 +440,32 @@ def test_every_store_of_every_bundle_and_every_filesystem_records_natively(
                 fs_class.__name__,
                 operation,
             )
+
+
+def test_a_third_party_bundle_gets_its_stores_wrapped(spans: InMemorySpanExporter) -> None:
+    """``instrument_backends`` still wraps what does not record natively — and only that."""
+
+    class TheirInbox:
+        def deliver(self, message: InboundMessage) -> str:
+            return "id-1"
+
+    class TheirBundle:
+        node_id = "theirs"
+
+        def __init__(self) -> None:
+            ours = MemorySessionBackends("n")
+            self.inbox = TheirInbox()
+            self.leases, self.signals, self.idempotency = ours.leases, ours.signals, ours.idempotency
+            self.tasks, self.records, self.segments = ours.tasks, ours.records, ours.segments
+
+        def close(self) -> None:
+            return None
+
+    bundle = TheirBundle()
+    with telemetry.instrument_backends(bundle) as node:
+        assert node is not bundle and node.node_id == "theirs" and node.leases is bundle.leases
+        assert node.inbox.deliver(message=message("c-12", Priority.NOW)) == "id-1"
+        node.leases.find_holder("c-12")
+    (deliver,) = named(spans, "aimon.inbox.deliver")
+    assert (deliver.attributes["aimon.session_id"], deliver.attributes["aimon.priority"]) == ("c-12", "NOW")  # type: ignore[index]
+    assert len(named(spans, "aimon.leases.find_holder")) == 1  # ours: native, not wrapped again
