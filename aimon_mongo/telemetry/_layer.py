@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -34,6 +35,8 @@ CAPABILITY = "aimon.capability"
 OPERATION = "aimon.operation"
 TRACED = "__aimon_traced__"
 """Set on a class whose operations are instrumented natively: the capability's name."""
+
+log = logging.getLogger(__name__)
 
 _RUNNING: contextvars.ContextVar[object | None] = contextvars.ContextVar("aimon_telemetry_running", default=None)
 """The object whose instrumented operation runs here (its nested calls of its own operations record nothing)."""
@@ -258,7 +261,11 @@ class Instrumented:
             or inspect.isasyncgenfunction(value)
         ):
             return value
-        wrapped = operation(value, self.__dict__["_capability"], name, rule, owner=target)
+        try:
+            wrapped = operation(value, self.__dict__["_capability"], name, rule, owner=target)
+        except TypeError as exc:  # a third party's signature the rule cannot read: run it unrecorded
+            log.warning("%s: not instrumented: %s", type(target).__name__, exc)
+            wrapped = value
         cache[name] = wrapped
         return wrapped
 

@@ -469,3 +469,16 @@ def test_a_third_party_bundle_gets_its_stores_wrapped(spans: InMemorySpanExporte
     (deliver,) = named(spans, "aimon.inbox.deliver")
     assert (deliver.attributes["aimon.session_id"], deliver.attributes["aimon.priority"]) == ("c-12", "NOW")  # type: ignore[index]
     assert len(named(spans, "aimon.leases.find_holder")) == 1  # ours: native, not wrapped again
+
+
+def test_a_third_party_store_the_rules_cannot_read_runs_unrecorded(
+    spans: InMemorySpanExporter, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Odd:
+        def append(self, what: str) -> None:  # task_output's rule reads "chunk": not instrumented, still works
+            return None
+
+    store = telemetry.instrument_store(Odd(), "task_output")
+    store.append("x")
+    assert "Odd: not instrumented" in caplog.text and "'chunk'" in caplog.text
+    assert named(spans, "aimon.task_output.append") == []
