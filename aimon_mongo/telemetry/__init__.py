@@ -1,17 +1,24 @@
 """OpenTelemetry spans and metrics for the session stores and the virtual filesystem (extra ``otel``:
 ``opentelemetry-api`` only; the application configures an SDK, or nothing is exported).
 
-Applied at the bundle and filesystem level, once, whatever the backend::
+Native: the services every backend's bundle is built from (inbox, leases, signals, idempotency, tasks,
+records, segments) and every virtual filesystem record through ``opentelemetry-api`` as soon as the
+application has configured a tracer or meter provider — nothing to wrap::
 
-    node = instrument_backends(MongoSessionBackends(db, "node-a"))   # or Redis, PostgreSQL, memory; sync or async
-    fs = instrument_filesystem(GridFSFileSystem(client, "aimon"))
-    snapshots = instrument_store(VfsSessionSnapshotStore(fs), "snapshots")   # or "task_output", "task_results"
+    trace.set_tracer_provider(provider)                  # the application's SDK set-up
+    node = MongoSessionBackends(db, "node-a")            # or Redis, PostgreSQL, memory; sync or async
+    node.inbox.deliver(message)                          # span aimon.inbox.deliver
+    snapshots = instrument_store(VfsSessionSnapshotStore(fs), "snapshots")   # these stores are wrapped
 
 Every public operation then runs in a span ``aimon.<capability>.<operation>`` with the session id,
 priority, batch size and outcome as attributes (never a payload), and records its latency in
-``aimon.operation.duration``; the counters and histograms each capability feeds are declared in
-:mod:`aimon_mongo.telemetry.capabilities`. Without ``opentelemetry-api`` installed both functions return
-their argument unchanged. See ``docs/telemetry.md``.
+``aimon.operation.duration``; what each capability records is declared once, in
+:mod:`aimon_mongo.telemetry.capabilities`. Without ``opentelemetry-api`` installed nothing is wrapped; with
+it and no provider configured, an operation pays one cheap check. See ``docs/telemetry.md``.
+
+:func:`instrument_backends` and :func:`instrument_filesystem` are kept for code written before: they return
+our bundles and filesystems as they are (their spans are native, never recorded twice) and wrap only a
+third party's stores.
 """
 
 from __future__ import annotations
@@ -19,8 +26,8 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from aimon_mongo.telemetry import capabilities
-from aimon_mongo.telemetry._layer import Instrumented
-from aimon_mongo.telemetry._otel import INSTRUMENTATION_NAME, instruments
+from aimon_mongo.telemetry._layer import Instrumented, traced_as
+from aimon_mongo.telemetry._otel import INSTRUMENTATION_NAME, installed
 
 __all__ = [
     "INSTRUMENTATION_NAME",
@@ -35,22 +42,25 @@ T = TypeVar("T")
 
 
 def available() -> bool:
-    """Whether ``opentelemetry-api`` is installed (otherwise instrumenting changes nothing)."""
-    return instruments() is not None
+    """Whether ``opentelemetry-api`` is installed (otherwise nothing records)."""
+    return installed()
+
+
+def _observed(target: Any, capability: str) -> Any:
+    """``target`` when its class records ``capability`` natively, else ``target`` in a recording proxy."""
+    if traced_as(target) == capability:
+        return target
+    return Instrumented(target, capability, capabilities.NATIVE[capability])
 
 
 class InstrumentedBackends:
-    """A session-backend bundle whose seven stores are instrumented; everything else is the bundle's own
-    (``node_id``, ``close()``, ``collection_names``...), and it closes the bundle as a context manager."""
+    """A session-backend bundle of a third party whose stores record spans and metrics through a proxy (ours
+    record natively and are returned as they are); everything else is the bundle's own (``node_id``,
+    ``close()``, ``collection_names``...), and it closes the bundle as a context manager."""
 
     def __init__(self, bundle: Any) -> None:
-        made = instruments()
-        assert made is not None
         self._bundle = bundle
-        self._stores = {
-            name: Instrumented(getattr(bundle, name), name, rules, made)
-            for name, rules in capabilities.BUNDLE_STORES.items()
-        }
+        self._stores = {name: _observed(getattr(bundle, name), name) for name in capabilities.BUNDLE_STORES}
 
     @property
     def wrapped(self) -> Any:
@@ -102,9 +112,9 @@ class InstrumentedBackends:
 
 
 def instrument_backends(bundle: T) -> T:
-    """``bundle`` (any backend's ``SessionBackends``, sync or async) with every store instrumented; the
-    bundle itself when ``opentelemetry-api`` is not installed."""
-    if instruments() is None:
+    """``bundle`` itself: every store of our backends records natively (kept for code written before).
+    A third party's bundle whose stores do not gets them wrapped; without ``opentelemetry-api``, ``bundle``."""
+    if not installed() or all(traced_as(getattr(bundle, name, None)) == name for name in capabilities.BUNDLE_STORES):
         return bundle
     return InstrumentedBackends(bundle)  # type: ignore[return-value]
 
@@ -116,16 +126,14 @@ def instrument_store(store: T, capability: str) -> T:
     rules = capabilities.STORES.get(capability)
     if rules is None:
         raise ValueError(f"unknown capability {capability!r} (one of {', '.join(capabilities.STORES)})")
-    made = instruments()
-    if made is None:
+    if not installed():
         return store
-    return Instrumented(store, capability, rules, made)  # type: ignore[return-value]
+    return Instrumented(store, capability, rules)  # type: ignore[return-value]
 
 
 def instrument_filesystem(fs: T) -> T:
-    """``fs`` (any virtual filesystem, sync or async) with every public operation instrumented and the bytes
-    it reads and writes counted; ``fs`` itself when ``opentelemetry-api`` is not installed."""
-    made = instruments()
-    if made is None:
+    """``fs`` itself: our filesystems record natively (kept for code written before). A third party's
+    filesystem gets its operations wrapped; without ``opentelemetry-api``, ``fs``."""
+    if not installed():
         return fs
-    return Instrumented(fs, "vfs", capabilities.FILESYSTEM, made)  # type: ignore[return-value]
+    return _observed(fs, "vfs")  # type: ignore[no-any-return]

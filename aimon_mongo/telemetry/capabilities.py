@@ -1,5 +1,9 @@
 """What each capability records, in one place: per public operation, the span attributes it adds and the
-counters it feeds (every operation also gets its span, ``aimon.outcome`` and a latency point).
+counters it feeds (every operation also gets its span, ``aimon.outcome`` and a latency point), and the
+argument names each rule reads (checked against the operation's signature when it is instrumented).
+
+The services and the virtual filesystem apply these rules natively (:func:`traced`); the snapshot and task
+stores through :func:`aimon_mongo.telemetry.instrument_store`.
 
 Attributes: ``aimon.session_id``, ``aimon.priority``, ``aimon.batch_size``, ``aimon.unreadable``,
 ``aimon.fencing_token``, ``aimon.bytes``, ``aimon.outcome``, ``error.type``. Never a payload, a signal's
@@ -8,11 +12,13 @@ payload, a file's content or an error message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from aimon_mongo.errors import StaleFencingTokenError
-from aimon_mongo.telemetry._layer import OUTCOME, Call, Rule
+from aimon_mongo.telemetry._layer import OUTCOME, Call, Rule, instrument_class, reads
+
+T = TypeVar("T")
 
 SESSION = "aimon.session_id"
 PRIORITY = "aimon.priority"
@@ -22,45 +28,49 @@ TOKEN = "aimon.fencing_token"
 BYTES = "aimon.bytes"
 
 
+@reads()
 def _plain(call: Call) -> None:
     """Span, outcome and latency only."""
 
 
-def _session_arg(index: int = 0, name: str = "session_id") -> Rule:
-    def rule(call: Call) -> None:
-        call.set(SESSION, call.arg(index, name))
-
-    return rule
+@reads("session_id")
+def _session(call: Call) -> None:
+    call.set(SESSION, call.arg("session_id"))
 
 
-def _fenced(capability: str, session_index: int | None, token_index: int, token_name: str = "fencing_token") -> Rule:
-    """A fenced write: the session, the token, and a stale-token refusal counted as one."""
-
-    def rule(call: Call) -> None:
-        if session_index is not None:
-            call.set(SESSION, call.arg(session_index, "session_id"))
-        call.set(TOKEN, call.arg(token_index, token_name))
-        if isinstance(call.error, StaleFencingTokenError):
-            call.attributes[OUTCOME] = "stale_token"
-            call.instruments.stale_token_refusals.add(1, {"aimon.capability": capability})
-
-    return rule
+def _stale(call: Call, capability: str) -> None:
+    """A fenced write refused for a stale token: its outcome, counted as one refusal."""
+    if isinstance(call.error, StaleFencingTokenError):
+        call.attributes[OUTCOME] = "stale_token"
+        call.instruments.stale_token_refusals.add(1, {"aimon.capability": capability})
 
 
+def _fenced(capability: str) -> Rule:
+    """A fenced write ``(session_id, ..., fencing_token)``: the session, the token, a stale-token refusal."""
+
+    @reads("session_id", "fencing_token")
+    def fenced(call: Call) -> None:
+        call.set(SESSION, call.arg("session_id"))
+        call.set(TOKEN, call.arg("fencing_token"))
+        _stale(call, capability)
+
+    return fenced
+
+
+@reads("segment", "fencing_token")
 def _segment_put(call: Call) -> None:
     """``put(segment, fencing_token)``: the session is the segment's."""
-    segment = call.arg(0, "segment")
-    call.set(SESSION, getattr(segment, "session_id", None))
-    _SEGMENT_TOKEN(call)
+    call.set(SESSION, getattr(call.arg("segment"), "session_id", None))
+    call.set(TOKEN, call.arg("fencing_token"))
+    _stale(call, "segments")
 
-
-_SEGMENT_TOKEN = _fenced("segments", None, 1)
 
 # --- inbox --------------------------------------------------------------------------------------------
 
 
+@reads("message")
 def _deliver(call: Call) -> None:
-    message = call.arg(0, "message")
+    message = call.arg("message")
     call.set(SESSION, getattr(message, "session_id", None))
     priority = getattr(getattr(message, "priority", None), "name", None)
     call.set(PRIORITY, priority)
@@ -68,8 +78,9 @@ def _deliver(call: Call) -> None:
         call.instruments.delivered.add(1, {PRIORITY: str(priority)})
 
 
+@reads("messages")
 def _deliver_many(call: Call) -> None:
-    messages = list(call.arg(0, "messages") or ())
+    messages = list(call.arg("messages") or ())
     call.set(BATCH, len(messages))
     sessions = {getattr(m, "session_id", None) for m in messages}
     if len(sessions) == 1:
@@ -79,13 +90,15 @@ def _deliver_many(call: Call) -> None:
             call.instruments.delivered.add(1, {PRIORITY: str(getattr(message.priority, "name", None))})
 
 
+@reads("session_id")
 def _collect(call: Call) -> None:
-    call.set(SESSION, call.arg(0, "session_id"))
-    priority = call.arg(1, "max_priority")
-    call.set(PRIORITY, getattr(priority, "name", "LATER" if priority is None else None))
+    """The session, the batch's size and the highest priority it holds (``NOW`` is the highest)."""
+    call.set(SESSION, call.arg("session_id"))
     batch = call.result
     if batch is None:
         return
+    if batch.messages:
+        call.set(PRIORITY, min(message.priority for message in batch.messages).name)
     messages, unreadable = len(batch.messages), len(batch.unreadable)
     call.set(BATCH, messages + unreadable)
     call.set(UNREADABLE, unreadable)
@@ -97,19 +110,22 @@ def _collect(call: Call) -> None:
     call.instruments.collect_batch_size.record(messages + unreadable)
 
 
+@reads("session_id")
 def _peek(call: Call) -> None:
-    call.set(SESSION, call.arg(0, "session_id"))
+    call.set(SESSION, call.arg("session_id"))
     if call.result is not None:
         call.set(BATCH, len(call.result.messages) + len(call.result.unreadable))
 
 
+@reads()
 def _replay(call: Call) -> None:
     if call.error is None:
         call.instruments.replayed.add(1)
 
 
+@reads("session_id")
 def _list_quarantined(call: Call) -> None:
-    call.set(SESSION, call.arg(0, "session_id"))
+    call.set(SESSION, call.arg("session_id"))
     if call.result is not None:
         call.set(BATCH, len(call.result))
 
@@ -119,8 +135,8 @@ INBOX: Mapping[str, Rule] = {
     "deliver_many": _deliver_many,
     "collect": _collect,
     "peek": _peek,
-    "is_empty": _session_arg(),
-    "purge": _session_arg(),
+    "is_empty": _session,
+    "purge": _session,
     "list_quarantined": _list_quarantined,
     "replay_quarantined": _replay,
     "delete_quarantined": _plain,
@@ -129,8 +145,9 @@ INBOX: Mapping[str, Rule] = {
 # --- leases -------------------------------------------------------------------------------------------
 
 
+@reads("session_id")
 def _try_acquire(call: Call) -> None:
-    call.set(SESSION, call.arg(0, "session_id"))
+    call.set(SESSION, call.arg("session_id"))
     if call.error is not None:
         return
     lease = call.result
@@ -143,14 +160,16 @@ def _try_acquire(call: Call) -> None:
             call.instruments.lease_handovers.add(1)
 
 
+@reads("lease")
 def _lease_arg(call: Call) -> None:
-    lease = call.arg(0, "lease")
+    lease = call.arg("lease")
     call.set(SESSION, getattr(lease, "session_id", None))
     call.set(TOKEN, getattr(lease, "fencing_token", None))
 
 
+@reads("lease")
 def _extend(call: Call) -> None:
-    _lease_arg(call)
+    _lease_arg.record(call)
     if call.error is None and call.result is False:
         call.attributes[OUTCOME] = "stale_token"
         call.instruments.stale_token_refusals.add(1, {"aimon.capability": "leases"})
@@ -160,32 +179,35 @@ LEASES: Mapping[str, Rule] = {
     "try_acquire": _try_acquire,
     "extend": _extend,
     "release": _lease_arg,
-    "find_holder": _session_arg(),
+    "find_holder": _session,
 }
 
 # --- signals ------------------------------------------------------------------------------------------
 
 
+@reads("signal")
 def _publish(call: Call) -> None:
-    signal = call.arg(0, "signal")
+    signal = call.arg("signal")
     call.set(SESSION, getattr(signal, "session_id", None))
     call.set("aimon.signal_kind", getattr(getattr(signal, "kind", None), "value", None))
 
 
+@reads("signals")
 def _publish_all(call: Call) -> None:
-    call.set(BATCH, len(list(call.arg(0, "signals") or ())))
+    call.set(BATCH, len(list(call.arg("signals") or ())))
 
 
 SIGNALS: Mapping[str, Rule] = {
     "publish": _publish,
     "publish_all": _publish_all,
-    "subscribe": _session_arg(),
+    "subscribe": _session,
     "close": _plain,
 }
 
 # --- idempotency, tasks ----------------------------------------------------------------------------------
 
 
+@reads()
 def _put_if_absent(call: Call) -> None:
     outcome = getattr(getattr(call.result, "outcome", None), "value", None)
     if outcome is not None:
@@ -210,6 +232,7 @@ IDEMPOTENCY: Mapping[str, Rule] = {
 }
 
 
+@reads()
 def _task_list(call: Call) -> None:
     if call.result is not None:
         call.set(BATCH, len(call.result))
@@ -222,24 +245,31 @@ TASKS: Mapping[str, Rule] = {
 
 # --- records, segments (fenced) ---------------------------------------------------------------------------
 
+_RECORD_WRITE = _fenced("records")
+
 RECORDS: Mapping[str, Rule] = {
-    "merge_transcript": _fenced("records", 0, 2),
-    "provision": _fenced("records", 0, 2),
-    "set_totals_and_budget_override": _fenced("records", 0, 3),
-    "increment_compaction_failure_count": _fenced("records", 0, 1),
-    "reset_compaction_failure_count": _fenced("records", 0, 1),
-    "delete": _fenced("records", 0, 1),
-    "load": _session_arg(),
-    "exists": _session_arg(),
+    **{
+        name: _RECORD_WRITE
+        for name in (
+            "merge_transcript",
+            "provision",
+            "set_totals_and_budget_override",
+            "increment_compaction_failure_count",
+            "reset_compaction_failure_count",
+            "delete",
+        )
+    },
+    "load": _session,
+    "exists": _session,
     "list_session_ids": _plain,
 }
 
 SEGMENTS: Mapping[str, Rule] = {
     "put": _segment_put,
-    "get": _session_arg(),
-    "list": _session_arg(),
-    "delete": _fenced("segments", 0, 2),
-    "delete_all": _fenced("segments", 0, 1),
+    "get": _session,
+    "list": _session,
+    "delete": _fenced("segments"),
+    "delete_all": _fenced("segments"),
     "scan_sessions": _plain,
 }
 
@@ -254,10 +284,11 @@ def _size_of(content: Any) -> int | None:
     return None
 
 
+@reads("content")
 def _wrote(call: Call) -> None:
     if call.error is not None:
         return
-    written = _size_of(call.arg(1, "content"))
+    written = _size_of(call.arg("content"))
     if written is None:  # a stream: the stored size
         written = getattr(call.result, "size", None)
     if isinstance(written, int):
@@ -265,6 +296,7 @@ def _wrote(call: Call) -> None:
         call.instruments.vfs_bytes_written.add(written)
 
 
+@reads()
 def _read(call: Call) -> None:
     if call.error is not None:
         return
@@ -277,6 +309,7 @@ def _read(call: Call) -> None:
         call.instruments.vfs_bytes_read.add(got)
 
 
+@reads()
 def _copied(call: Call) -> None:
     size = getattr(call.result, "size", None)
     if call.error is None and isinstance(size, int):
@@ -322,24 +355,28 @@ FILESYSTEM: Mapping[str, Rule] = {
 # --- snapshots and task stores ----------------------------------------------------------------------------
 
 
+@reads("snapshot")
 def _snapshot_save(call: Call) -> None:
-    snapshot = call.arg(3, "snapshot")
+    snapshot = call.arg("snapshot")
     call.set(SESSION, getattr(snapshot, "session_id", None))
     call.set(BATCH, getattr(snapshot, "message_count", None))
 
 
+@reads()
 def _found(call: Call) -> None:
     if call.error is None and call.result is None:
         call.attributes[OUTCOME] = "missing"
 
 
+@reads()
 def _listed(call: Call) -> None:
     if call.result is not None:
         call.set(BATCH, len(call.result))
 
 
+@reads("chunk")
 def _output_append(call: Call) -> None:
-    chunk = call.arg(1, "chunk")
+    chunk = call.arg("chunk")
     call.set(BATCH, len(chunk) if isinstance(chunk, str) else 0)
 
 
@@ -364,3 +401,27 @@ BUNDLE_STORES: Mapping[str, Mapping[str, Rule]] = {
     "segments": SEGMENTS,
 }
 """The bundle's stores (property names of ``SessionBackends``) and their rules."""
+
+NATIVE: Mapping[str, Mapping[str, Rule]] = {**BUNDLE_STORES, "vfs": FILESYSTEM}
+"""The capabilities whose classes record natively (:func:`traced`): the services and the filesystem."""
+
+
+def instrument(cls: type, capability: str) -> None:
+    """Make the operations ``cls`` defines record spans and metrics through ``opentelemetry-api`` by the
+    rules of ``capability`` (a name in :data:`NATIVE`; anything else raises ``ValueError`` naming it)."""
+    rules = NATIVE.get(capability)
+    if rules is None:
+        raise ValueError(f"unknown capability {capability!r} (one of {', '.join(NATIVE)})")
+    instrument_class(cls, capability, rules)
+
+
+def traced(capability: str) -> Callable[[type[T]], type[T]]:
+    """Class decorator of a service: :func:`instrument` for ``capability``."""
+    if capability not in NATIVE:
+        raise ValueError(f"unknown capability {capability!r} (one of {', '.join(NATIVE)})")
+
+    def decorate(cls: type[T]) -> type[T]:
+        instrument(cls, capability)
+        return cls
+
+    return decorate

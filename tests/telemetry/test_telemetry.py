@@ -1,10 +1,11 @@
-"""The OpenTelemetry layer with the SDK's in-memory exporters: the spans and metrics of a deliver, a
-collect with one unreadable entry, a lease hand-over and a stale write (MongoDB stand-in), the async
-flavour, the filesystem's bytes, and no change at all without opentelemetry-api."""
+"""Native OpenTelemetry instrumentation with the SDK's in-memory exporters: the spans and metrics of a
+deliver, a collect with one unreadable entry, a lease hand-over and a stale write (MongoDB stand-in), the
+async flavour, the filesystem's bytes — all from bundles and filesystems nobody wrapped — and the rules
+reading arguments by name. What happens without opentelemetry-api, or with it and no provider, runs in a
+child process (tests/telemetry/test_without_sdk.py)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -17,6 +18,7 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import StatusCode
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.synchronous.database import Database
@@ -24,9 +26,9 @@ from pymongo.synchronous.database import Database
 from aimon_mongo import telemetry
 from aimon_mongo.codec.inbound import to_mongo_document
 from aimon_mongo.errors import StaleFencingTokenError
+from aimon_mongo.memory import AsyncMemorySessionBackends, MemorySessionBackends
 from aimon_mongo.model import InboundMessage, Principal, Priority, TextInput
 from aimon_mongo.mongo import AsyncMongoSessionBackends, MongoSessionBackends, ensure_schema
-from aimon_mongo.telemetry import _otel
 from aimon_mongo.vfs import MemoryFileSystem
 
 SECRET = "the-secret-payload-text"
@@ -35,14 +37,33 @@ _exporter = InMemorySpanExporter()
 _reader = InMemoryMetricReader()
 
 
+class _WhileHere(Sampler):
+    """Samples while this module's tests run only: the global provider outlives the module (the API never
+    replaces one), and the tests that run after it should not fill the in-memory exporter."""
+
+    on = False
+
+    def should_sample(self, *args: Any, **kwargs: Any) -> SamplingResult:
+        return SamplingResult(Decision.RECORD_AND_SAMPLE if self.on else Decision.DROP)
+
+    def get_description(self) -> str:
+        return "while tests/telemetry runs"
+
+
+_sampler = _WhileHere()
+
+
 @pytest.fixture(scope="module", autouse=True)
-def sdk() -> None:
+def sdk() -> Iterator[None]:
     """The SDK as an application would configure it, once per process (global providers)."""
     if not isinstance(trace.get_tracer_provider(), TracerProvider):
-        provider = TracerProvider()
+        provider = TracerProvider(sampler=_sampler)
         provider.add_span_processor(SimpleSpanProcessor(_exporter))
         trace.set_tracer_provider(provider)
         metrics.set_meter_provider(MeterProvider(metric_readers=[_reader]))
+    _sampler.on = True
+    yield
+    _sampler.on = False
 
 
 class Metrics:
@@ -100,7 +121,7 @@ def message(session: str, priority: Priority = Priority.NEXT) -> InboundMessage:
 @pytest.fixture
 def node(mongo_db: Database[dict[str, Any]]) -> Iterator[Any]:
     ensure_schema(mongo_db)
-    bundle = telemetry.instrument_backends(MongoSessionBackends(mongo_db, "node-a"))
+    bundle = MongoSessionBackends(mongo_db, "node-a")  # nothing wrapped: the spans are native
     yield bundle
     bundle.close()
 
@@ -143,7 +164,8 @@ def test_collect_with_one_unreadable_entry(
     assert len(batch.messages) == 2 and len(batch.unreadable) == 1
     (span,) = named(spans, "aimon.inbox.collect")
     attributes = dict(span.attributes or {})
-    assert attributes["aimon.session_id"] == "c-2" and attributes["aimon.priority"] == "LATER"
+    # the highest priority collected (issue 27: it said the ceiling, LATER, before)
+    assert attributes["aimon.session_id"] == "c-2" and attributes["aimon.priority"] == "NEXT"
     assert (attributes["aimon.batch_size"], attributes["aimon.unreadable"], attributes["aimon.outcome"]) == (3, 1, "ok")
     assert counted.added("aimon.inbox.collected") == 2
     assert counted.added("aimon.inbox.quarantined") == 1
@@ -165,8 +187,8 @@ def test_collect_with_one_unreadable_entry(
 
 def test_lease_hand_over_and_stale_write(mongo_db: Database[dict[str, Any]], spans: InMemorySpanExporter) -> None:
     ensure_schema(mongo_db)
-    a = telemetry.instrument_backends(MongoSessionBackends(mongo_db, "node-a"))
-    b = telemetry.instrument_backends(MongoSessionBackends(mongo_db, "node-b"))
+    a = MongoSessionBackends(mongo_db, "node-a")
+    b = MongoSessionBackends(mongo_db, "node-b")
     try:
         counted = Metrics()
         first = a.leases.try_acquire("c-3", "node-a", timedelta(seconds=30))
@@ -212,7 +234,7 @@ async def test_async_bundle(async_mongo_db: AsyncDatabase[dict[str, Any]], spans
 
     await ensure_schema_async(async_mongo_db)
     counted = Metrics()
-    async with telemetry.instrument_backends(AsyncMongoSessionBackends(async_mongo_db, "node-a")) as node:
+    async with AsyncMongoSessionBackends(async_mongo_db, "node-a") as node:
         await node.inbox.deliver(message("c-4", Priority.LATER))
         assert not await node.inbox.is_empty("c-4")
     (span,) = named(spans, "aimon.inbox.deliver")
@@ -223,7 +245,7 @@ async def test_async_bundle(async_mongo_db: AsyncDatabase[dict[str, Any]], spans
 
 def test_filesystem_bytes(spans: InMemorySpanExporter) -> None:
     counted = Metrics()
-    with telemetry.instrument_filesystem(MemoryFileSystem()) as fs:
+    with MemoryFileSystem() as fs:
         fs.initialize()
         fs.write("a/b.txt", b"12345")
         fs.write("a/c.txt", "héllo")
@@ -240,8 +262,7 @@ def test_filesystem_bytes(spans: InMemorySpanExporter) -> None:
         "aimon.outcome": "ok",
     }
     missing = Metrics()
-    with MemoryFileSystem() as plain:
-        fs = telemetry.instrument_filesystem(plain)
+    with MemoryFileSystem() as fs:
         with pytest.raises(FileNotFoundError):
             fs.read("nope.txt")
     failed = named(spans, "aimon.vfs.read")[-1]
@@ -250,24 +271,11 @@ def test_filesystem_bytes(spans: InMemorySpanExporter) -> None:
     assert missing.added("aimon.vfs.bytes_read") == 0
 
 
-def test_without_opentelemetry_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_otel, "_made", [])
-    for name in [m for m in sys.modules if m == "opentelemetry" or m.startswith("opentelemetry.")]:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "opentelemetry", None)  # import opentelemetry -> ImportError
-    bundle = MongoSessionBackends.__new__(MongoSessionBackends)
-    fs = MemoryFileSystem()
-    assert not telemetry.available()
-    assert telemetry.instrument_backends(bundle) is bundle
-    assert telemetry.instrument_filesystem(fs) is fs
-
-
 def test_snapshot_store(spans: InMemorySpanExporter) -> None:
     from aimon_mongo.snapshots import Message, Role, SessionSnapshot, VfsSessionSnapshotStore
 
     counted = Metrics()
-    with MemoryFileSystem() as plain:
-        fs = telemetry.instrument_filesystem(plain)
+    with MemoryFileSystem() as fs:
         store = telemetry.instrument_store(VfsSessionSnapshotStore(fs), "snapshots")
         snapshot = SessionSnapshot.of_messages("c-5", [Message.text(Role.USER, SECRET)])
         store.save("t-1", "analyst", None, snapshot)
@@ -315,3 +323,162 @@ def test_every_public_operation_of_a_contract_has_its_rule(protocol: str, rules:
     }
     declared = set(getattr(capabilities, rules))
     assert operations - declared == set(), f"{name}: operations without a telemetry rule"
+
+
+def test_collect_priority_is_the_highest_collected(spans: InMemorySpanExporter) -> None:
+    with MemorySessionBackends("node-a") as node:
+        node.inbox.deliver(message("c-6", Priority.LATER))
+        node.inbox.deliver(message("c-6", Priority.NOW))
+        node.inbox.deliver(message("c-6", Priority.NEXT))
+        assert [m.priority for m in node.inbox.collect("c-6").messages] == [Priority.NOW, Priority.NEXT, Priority.LATER]
+        node.inbox.deliver(message("c-6", Priority.LATER))
+        node.inbox.collect("c-6", Priority.LATER)
+        node.inbox.collect("c-6")
+    first, second, empty = (dict(s.attributes or {}) for s in named(spans, "aimon.inbox.collect"))
+    assert first["aimon.priority"] == "NOW" and first["aimon.batch_size"] == 3
+    assert second["aimon.priority"] == "LATER"
+    assert "aimon.priority" not in empty and empty["aimon.outcome"] == "empty"
+
+
+def test_wrapping_is_a_no_op_alias_and_no_span_is_recorded_twice(spans: InMemorySpanExporter) -> None:
+    with MemorySessionBackends("node-a") as bundle, MemoryFileSystem() as fs:
+        assert telemetry.instrument_backends(bundle) is bundle
+        assert telemetry.instrument_filesystem(fs) is fs
+        wrapped = telemetry.instrument_backends(telemetry.instrument_backends(bundle))
+        wrapped.inbox.deliver(message("c-7"))
+        telemetry.instrument_filesystem(fs).write("x.txt", b"123")
+        fs.touch("x.txt")  # its own is_file, write and timestamp: one span
+    assert len(named(spans, "aimon.inbox.deliver")) == 1
+    assert [s.name for s in spans.get_finished_spans() if s.name.startswith("aimon.vfs.")] == [
+        "aimon.vfs.initialize",
+        "aimon.vfs.write",
+        "aimon.vfs.touch",
+    ]
+
+
+async def test_memory_async_bundle_records_with_no_wrapping(spans: InMemorySpanExporter) -> None:
+    async with AsyncMemorySessionBackends("node-a") as node:
+        lease = await node.leases.try_acquire("c-8", "node-a", timedelta(seconds=30))
+        assert lease is not None
+        await node.records.provision("c-8", "analyst", lease.fencing_token)
+        await node.leases.release(lease)
+    (acquire,) = named(spans, "aimon.leases.try_acquire")
+    assert dict(acquire.attributes or {})["aimon.fencing_token"] == lease.fencing_token
+    (provision,) = named(spans, "aimon.records.provision")
+    assert provision.attributes["aimon.session_id"] == "c-8"  # type: ignore[index]
+    assert named(spans, "aimon.leases.release")[0].attributes["aimon.session_id"] == "c-8"  # type: ignore[index]
+
+
+def test_keyword_arguments_land_in_their_attributes(spans: InMemorySpanExporter) -> None:
+    with MemorySessionBackends("node-a") as node:
+        lease = node.leases.try_acquire(ttl=timedelta(seconds=30), holder_id="node-a", session_id="c-9")
+        assert lease is not None
+        node.records.merge_transcript(fencing_token=lease.fencing_token, transcript=SECRET, session_id="c-9")
+        node.inbox.deliver(message=message("c-9", Priority.NOW))
+        node.inbox.collect(max_priority=Priority.NEXT, session_id="c-9")
+        node.segments.delete_all(fencing_token=lease.fencing_token, session_id="c-9")
+    assert named(spans, "aimon.leases.try_acquire")[0].attributes["aimon.session_id"] == "c-9"  # type: ignore[index]
+    merge = dict(named(spans, "aimon.records.merge_transcript")[0].attributes or {})
+    assert (merge["aimon.session_id"], merge["aimon.fencing_token"]) == ("c-9", lease.fencing_token)
+    collect = dict(named(spans, "aimon.inbox.collect")[0].attributes or {})
+    assert (collect["aimon.session_id"], collect["aimon.priority"]) == ("c-9", "NOW")
+    assert named(spans, "aimon.segments.delete_all")[0].attributes["aimon.fencing_token"] == lease.fencing_token  # type: ignore[index]
+    no_payload(spans)
+
+
+def test_rules_read_arguments_by_name_checked_at_decoration(spans: InMemorySpanExporter) -> None:
+    from aimon_mongo.telemetry import capabilities
+
+    class Renamed:
+        """A store whose signature moved: the session is the second argument, the token keyword-only."""
+
+        def merge_transcript(self, transcript: str, session_id: str, *, fencing_token: int) -> None:
+            return None
+
+    capabilities.traced("records")(Renamed)
+    Renamed().merge_transcript(SECRET, "c-10", fencing_token=7)
+    Renamed().merge_transcript(SECRET, session_id="c-11", fencing_token=8)
+    recorded = [dict(s.attributes or {}) for s in named(spans, "aimon.records.merge_transcript")]
+    assert [(x["aimon.session_id"], x["aimon.fencing_token"]) for x in recorded] == [("c-10", 7), ("c-11", 8)]
+
+    class Broken:
+        def merge_transcript(self, session: str, transcript: str, token: int) -> None:
+            return None
+
+    with pytest.raises(TypeError, match=r"records\.merge_transcript reads 'session_id', 'fencing_token'"):
+        capabilities.traced("records")(Broken)
+    with pytest.raises(ValueError, match="'nope'"):
+        capabilities.traced("nope")
+
+
+def test_every_store_of_every_bundle_and_every_filesystem_records_natively(
+    mongo_db: Database[dict[str, Any]], async_mongo_db: AsyncDatabase[dict[str, Any]]
+) -> None:
+    """A bundle whose store is not built from its service would record nothing: it fails here."""
+    from aimon_mongo.telemetry import capabilities
+    from aimon_mongo.telemetry._layer import traced_as
+    from aimon_mongo.vfs import AsyncGridFSFileSystem, AsyncLocalFileSystem, GridFSFileSystem, LocalFileSystem
+
+    bundles = [
+        MemorySessionBackends("n"),
+        AsyncMemorySessionBackends("n"),
+        MongoSessionBackends(mongo_db, "n"),
+        AsyncMongoSessionBackends(async_mongo_db, "n"),
+    ]
+    for bundle in bundles:
+        for name in capabilities.BUNDLE_STORES:
+            assert traced_as(getattr(bundle, name)) == name, (type(bundle).__name__, name)
+    bundles[0].close()
+    bundles[2].close()
+    for fs_class in (MemoryFileSystem, GridFSFileSystem, LocalFileSystem, AsyncGridFSFileSystem, AsyncLocalFileSystem):
+        assert fs_class.__dict__.get("__aimon_traced__") == "vfs", fs_class
+        for operation in capabilities.FILESYSTEM:
+            method = getattr(fs_class, operation, None)  # fsck: GridFS only
+            assert (
+                method is None or hasattr(method, "__aimon_traced__") or getattr(method, "__isabstractmethod__", False)
+            ), (
+                fs_class.__name__,
+                operation,
+            )
+
+
+def test_a_third_party_bundle_gets_its_stores_wrapped(spans: InMemorySpanExporter) -> None:
+    """``instrument_backends`` still wraps what does not record natively — and only that."""
+
+    class TheirInbox:
+        def deliver(self, message: InboundMessage) -> str:
+            return "id-1"
+
+    class TheirBundle:
+        node_id = "theirs"
+
+        def __init__(self) -> None:
+            ours = MemorySessionBackends("n")
+            self.inbox = TheirInbox()
+            self.leases, self.signals, self.idempotency = ours.leases, ours.signals, ours.idempotency
+            self.tasks, self.records, self.segments = ours.tasks, ours.records, ours.segments
+
+        def close(self) -> None:
+            return None
+
+    bundle = TheirBundle()
+    with telemetry.instrument_backends(bundle) as node:
+        assert node is not bundle and node.node_id == "theirs" and node.leases is bundle.leases
+        assert node.inbox.deliver(message=message("c-12", Priority.NOW)) == "id-1"
+        node.leases.find_holder("c-12")
+    (deliver,) = named(spans, "aimon.inbox.deliver")
+    assert (deliver.attributes["aimon.session_id"], deliver.attributes["aimon.priority"]) == ("c-12", "NOW")  # type: ignore[index]
+    assert len(named(spans, "aimon.leases.find_holder")) == 1  # ours: native, not wrapped again
+
+
+def test_a_third_party_store_the_rules_cannot_read_runs_unrecorded(
+    spans: InMemorySpanExporter, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Odd:
+        def append(self, what: str) -> None:  # task_output's rule reads "chunk": not instrumented, still works
+            return None
+
+    store = telemetry.instrument_store(Odd(), "task_output")
+    store.append("x")
+    assert "Odd: not instrumented" in caplog.text and "'chunk'" in caplog.text
+    assert named(spans, "aimon.task_output.append") == []

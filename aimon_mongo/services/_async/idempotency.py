@@ -22,6 +22,7 @@ from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, PutOutcome, P
 from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.readable import readable
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import (
     require_aware,
     require_holder,
@@ -85,6 +86,7 @@ class AsyncIdempotencyDriver(Protocol):
 
 
 @exported_from("aimon_mongo.services")
+@traced("idempotency")
 class AsyncIdempotency:
     """Client-key de-duplication and holder-loss detection over a driver (see the module text)."""
 

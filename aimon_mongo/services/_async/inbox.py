@@ -33,6 +33,7 @@ from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, Unreadab
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import (
     delivery_action,
     optional_id,
@@ -155,6 +156,7 @@ class _Decoded(Generic[R]):
 
 
 @exported_from("aimon_mongo.services")
+@traced("inbox")
 class AsyncInbox(Generic[E, R, K]):
     """:class:`~aimon_mongo.ports.AsyncSessionInbox` over one store's :class:`AsyncInboxDriver`."""
 

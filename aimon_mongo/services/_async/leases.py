@@ -21,6 +21,7 @@ from aimon_mongo.model import Lease
 from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import require_holder, require_id, require_lease, require_positive
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class AsyncLeaseDriver(Protocol):
 
 
 @exported_from("aimon_mongo.services")
+@traced("leases")
 class AsyncLeaseStore:
     """:class:`~aimon_mongo.ports.AsyncSessionLeaseStore` over a driver (see the module text)."""
 

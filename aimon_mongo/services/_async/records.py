@@ -23,6 +23,7 @@ from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, accepted
 from aimon_mongo.stored.session_record import SessionTotalsJson
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import optional_budget_override, optional_id, require_id, require_instance, require_token
 
 Raw = TypeVar("Raw")
@@ -75,6 +76,7 @@ class AsyncRecordDriver(Protocol[Raw]):
 
 
 @exported_from("aimon_mongo.services")
+@traced("records")
 class AsyncRecordStore(Generic[Raw]):
     """Session records, written by partial, atomic, fenced writes (the port's contract); a backend's
     public record store is this service bound to its driver."""

@@ -19,6 +19,7 @@ from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
 from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, accepted
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import optional_id, require_aware, require_id, require_instance, require_limit, require_token
 
 Raw = TypeVar("Raw")
@@ -62,6 +63,7 @@ class AsyncSegmentDriver(Protocol[Raw]):
 
 
 @exported_from("aimon_mongo.services")
+@traced("segments")
 class AsyncSegmentStore(Generic[Raw]):
     """Sealed session-log segments (the port's contract); a backend's public segment store is this
     service bound to its driver."""

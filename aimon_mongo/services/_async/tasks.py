@@ -24,6 +24,7 @@ from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.readable import readable
 from aimon_mongo.services.task_change import LostRace, TaskChange
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import require_aware, require_id, require_instance
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class AsyncTaskDriver(Protocol[Raw]):
 
 
 @exported_from("aimon_mongo.services")
+@traced("tasks")
 class AsyncTaskStore(Generic[Raw]):
     """Background task records; a task never leaves a terminal state (see the module text)."""
 

@@ -34,6 +34,7 @@ from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, Unreadab
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import (
     delivery_action,
     optional_id,
@@ -156,6 +157,7 @@ class _Decoded(Generic[R]):
 
 
 @exported_from("aimon_mongo.services")
+@traced("inbox")
 class Inbox(Generic[E, R, K]):
     """:class:`~aimon_mongo.ports.SessionInbox` over one store's :class:`InboxDriver`."""
 

@@ -22,6 +22,7 @@ from aimon_mongo.model import Lease
 from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import require_holder, require_id, require_lease, require_positive
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ class LeaseDriver(Protocol):
 
 
 @exported_from("aimon_mongo.services")
+@traced("leases")
 class LeaseStore:
     """:class:`~aimon_mongo.ports.SessionLeaseStore` over a driver (see the module text)."""
 

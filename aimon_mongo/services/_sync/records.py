@@ -24,6 +24,7 @@ from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale, accepted
 from aimon_mongo.stored.session_record import SessionTotalsJson
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import optional_budget_override, optional_id, require_id, require_instance, require_token
 
 Raw = TypeVar("Raw")
@@ -76,6 +77,7 @@ class RecordDriver(Protocol[Raw]):
 
 
 @exported_from("aimon_mongo.services")
+@traced("records")
 class RecordStore(Generic[Raw]):
     """Session records, written by partial, atomic, fenced writes (the port's contract); a backend's
     public record store is this service bound to its driver."""

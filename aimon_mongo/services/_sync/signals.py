@@ -36,6 +36,7 @@ from aimon_mongo.model import SessionSignal
 from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.signal_hub import SignalHub
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import require_id, require_signal
 
 log = logging.getLogger(__name__)
@@ -168,6 +169,7 @@ class SignalSubscription:
 
 
 @exported_from("aimon_mongo.services")
+@traced("signals")
 class SignalBus:
     """Cross-node pub/sub of :class:`SessionSignal` over a driver (the port ``SessionSignalBus``)."""
 

@@ -25,6 +25,7 @@ from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.readable import readable
 from aimon_mongo.services.task_change import LostRace, TaskChange
+from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import require_aware, require_id, require_instance
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,7 @@ class TaskDriver(Protocol[Raw]):
 
 
 @exported_from("aimon_mongo.services")
+@traced("tasks")
 class TaskStore(Generic[Raw]):
     """Background task records; a task never leaves a terminal state (see the module text)."""
 

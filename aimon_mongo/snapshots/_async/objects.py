@@ -1,4 +1,5 @@
-"""Best-effort single-object I/O shared by the snapshot and task-result stores.
+"""Best-effort single-object I/O shared by the snapshot and task-result stores, and the filesystem every
+store initialises on its first use.
 
 ``what`` names the kind of object in the log line (``"session snapshot"``, ``"task result"``); lines name
 the task, never the content.
@@ -16,8 +17,24 @@ from aimon_mongo.vfs.protocol import AsyncFileSystem
 log = logging.getLogger("aimon_mongo.snapshots")
 
 
+class FirstUse:
+    """A store's filesystem, initialised on the store's first use of it (``initialize`` is idempotent), as
+    the fsspec and deepagents adapters do: a store works on a filesystem nobody initialised yet."""
+
+    def __init__(self, fs: AsyncFileSystem) -> None:
+        self.fs = fs
+        self._ready = False
+
+    async def __call__(self) -> AsyncFileSystem:
+        """The filesystem, initialised (raises what ``initialize`` raises: a closed one, an unreachable server)."""
+        if not self._ready:
+            await self.fs.initialize()
+            self._ready = True
+        return self.fs
+
+
 async def write_best_effort(
-    fs: AsyncFileSystem,
+    opened: FirstUse,
     path: str,
     produce: Callable[[], str],
     what: str,
@@ -27,6 +44,7 @@ async def write_best_effort(
     """Write ``produce()`` (UTF-8) at ``path``, replacing the object whole, with the file ``attributes()``
     where the filesystem keeps attributes; any failure is one WARN."""
     try:
+        fs = await opened()
         data = produce().encode("utf-8")
         kept = attributes() if attributes is not None and fs.supports_attributes else None
         await fs.write(path, data, attributes=kept)
@@ -34,10 +52,10 @@ async def write_best_effort(
         log.warning("Failed to save %s for task %s: %s", what, task_id, failure_text(exc))
 
 
-async def read_or_none(fs: AsyncFileSystem, path: str, what: str, task_id: str) -> bytes | None:
+async def read_or_none(opened: FirstUse, path: str, what: str, task_id: str) -> bytes | None:
     """The object's bytes; ``None`` when there is none (quiet) or it cannot be read (one WARN)."""
     try:
-        return await fs.read(path)
+        return await (await opened()).read(path)
     except (VfsFileNotFoundError, InvalidPathError):  # nothing there, or a directory
         return None
     except Exception as exc:
@@ -45,10 +63,10 @@ async def read_or_none(fs: AsyncFileSystem, path: str, what: str, task_id: str) 
         return None
 
 
-async def delete_quietly(fs: AsyncFileSystem, path: str, what: str, task_id: str) -> None:
+async def delete_quietly(opened: FirstUse, path: str, what: str, task_id: str) -> None:
     """Delete the object; nothing for a missing one, other failures at DEBUG only."""
     try:
-        await fs.delete(path)
+        await (await opened()).delete(path)
     except VfsFileNotFoundError:
         pass
     except Exception as exc:

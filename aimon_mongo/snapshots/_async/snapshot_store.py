@@ -17,7 +17,7 @@ from __future__ import annotations
 from aimon_mongo import names as n
 from aimon_mongo.errors import InvalidArgumentError, VfsFileNotFoundError
 from aimon_mongo.exported import exported_from
-from aimon_mongo.snapshots._async.objects import delete_quietly, read_or_none, write_best_effort
+from aimon_mongo.snapshots._async.objects import FirstUse, delete_quietly, read_or_none, write_best_effort
 from aimon_mongo.snapshots.browse import SnapshotEntry, listed_entry, snapshot_entry, unreadable_entry
 from aimon_mongo.snapshots.codec import JsonSessionSnapshotCodec
 from aimon_mongo.snapshots.envelope import (
@@ -49,6 +49,7 @@ class AsyncVfsSessionSnapshotStore:
         if fs is None:
             raise InvalidArgumentError("fs cannot be None")
         self.fs = fs
+        self._opened = FirstUse(fs)  # initialised on first use
         self.codec: SessionSnapshotCodec = JsonSessionSnapshotCodec() if codec is None else codec
         self.base_dir = validate_base_dir(base_dir)
 
@@ -66,7 +67,7 @@ class AsyncVfsSessionSnapshotStore:
         """
         check_save_arguments(task_id, subagent_name, agent_runtime_id, snapshot)
         await write_best_effort(
-            self.fs,
+            self._opened,
             self.path_of(task_id),
             lambda: build_envelope(self.codec, subagent_name, agent_runtime_id, snapshot),
             _WHAT,
@@ -76,12 +77,12 @@ class AsyncVfsSessionSnapshotStore:
 
     async def load(self, task_id: str) -> ResumableSession | None:
         """The stored session, or ``None`` when there is none or it cannot be read (logged at WARN)."""
-        data = await read_or_none(self.fs, self.path_of(task_id), _WHAT, task_id)
+        data = await read_or_none(self._opened, self.path_of(task_id), _WHAT, task_id)
         return None if data is None else resume(self.codec, task_id, data)
 
     async def evict(self, task_id: str) -> None:
         """Remove a task's snapshot; quiet when there is none, failures logged at DEBUG only."""
-        await delete_quietly(self.fs, self.path_of(task_id), _WHAT, task_id)
+        await delete_quietly(self._opened, self.path_of(task_id), _WHAT, task_id)
 
     async def list_snapshots(self) -> list[SnapshotEntry]:
         """Every stored snapshot object, in task-id order, without decoding the transcripts.
@@ -93,7 +94,8 @@ class AsyncVfsSessionSnapshotStore:
         object that vanishes meanwhile is left out.
         """
         try:
-            infos = await self.fs.ls_info(self.base_dir)
+            fs = await self._opened()
+            infos = await fs.ls_info(self.base_dir)
         except VfsFileNotFoundError:
             return []
         entries: list[SnapshotEntry] = []
@@ -106,7 +108,7 @@ class AsyncVfsSessionSnapshotStore:
                 entries.append(listed)
                 continue
             try:
-                data = await self.fs.read(info.path)
+                data = await fs.read(info.path)
             except VfsFileNotFoundError:
                 continue
             except Exception as exc:

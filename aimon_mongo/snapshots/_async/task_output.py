@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from aimon_mongo._async_runtime import Lock
 from aimon_mongo.errors import InvalidArgumentError, InvalidPathError, VfsFileNotFoundError
 from aimon_mongo.exported import exported_from
+from aimon_mongo.snapshots._async.objects import FirstUse
 from aimon_mongo.snapshots.envelope import failure_text
 from aimon_mongo.snapshots.layout import (
     DEFAULT_OUTPUT_BASE_DIR,
@@ -57,6 +58,7 @@ class AsyncVfsTaskOutputStore:
         if fs is None:
             raise InvalidArgumentError("fs cannot be None")
         self.fs = fs
+        self._opened = FirstUse(fs)  # initialised on first use
         self.base_dir = validate_base_dir(base_dir)
         self._cursors: dict[str, _Cursor] = {}
 
@@ -79,7 +81,8 @@ class AsyncVfsTaskOutputStore:
                 try:
                     if cursor.length is None:
                         cursor.length = await self._rebuild(directory)
-                    await self.fs.write(segment_path(directory, cursor.length), data)
+                    fs = await self._opened()
+                    await fs.write(segment_path(directory, cursor.length), data)
                     cursor.length += utf16_length(chunk)
                 except Exception as exc:
                     log.warning("Failed to append output for task %s: %s", task_id, failure_text(exc))
@@ -139,7 +142,8 @@ class AsyncVfsTaskOutputStore:
         directory = self.dir_of(task_id)
         self._cursors.pop(task_id, None)
         try:
-            await self.fs.delete_recursive(directory)
+            fs = await self._opened()
+            await fs.delete_recursive(directory)
         except VfsFileNotFoundError:
             pass
         except Exception as exc:
@@ -148,7 +152,8 @@ class AsyncVfsTaskOutputStore:
     async def _segments(self, directory: str) -> Segments:
         """The task's segments by start offset; none when the directory does not exist. Raises otherwise."""
         try:
-            names = await self.fs.ls(directory)
+            fs = await self._opened()
+            names = await fs.ls(directory)
         except VfsFileNotFoundError:
             return []
         except InvalidPathError:  # a file where the directory should be: no segments
@@ -163,11 +168,13 @@ class AsyncVfsTaskOutputStore:
         if not segments:
             return 0
         last_start, last_path = segments[-1]
-        return last_start + utf16_length((await self.fs.read(last_path)).decode("utf-8"))
+        fs = await self._opened()
+        return last_start + utf16_length((await fs.read(last_path)).decode("utf-8"))
 
     async def _read_segment(self, task_id: str, path: str) -> str:
         try:
-            return (await self.fs.read(path)).decode("utf-8")
+            fs = await self._opened()
+            return (await fs.read(path)).decode("utf-8")
         except Exception as exc:
             log.warning("Failed to read output segment %s of task %s: %s", path, task_id, failure_text(exc))
             return ""

@@ -14,6 +14,7 @@ from aimon_mongo import names as n
 from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.exported import exported_from
 from aimon_mongo.snapshots._async.objects import delete_quietly, read_or_none, write_best_effort
+from aimon_mongo.snapshots._async.objects import FirstUse, delete_quietly, read_or_none, write_best_effort
 from aimon_mongo.snapshots.envelope import failure_text
 from aimon_mongo.snapshots.layout import DEFAULT_RESULT_BASE_DIR, object_path, validate_base_dir
 from aimon_mongo.snapshots.task_result import JsonTaskResultCodec, TaskResult
@@ -36,6 +37,7 @@ class AsyncVfsTaskResultStore:
         if fs is None:
             raise InvalidArgumentError("fs cannot be None")
         self.fs = fs
+        self._opened = FirstUse(fs)  # initialised on first use
         self.codec = JsonTaskResultCodec() if codec is None else codec
         self.base_dir = validate_base_dir(base_dir)
 
@@ -48,11 +50,11 @@ class AsyncVfsTaskResultStore:
         path = self.path_of(task_id)
         if not isinstance(result, TaskResult):
             raise InvalidArgumentError(f"result must be a TaskResult, got {type(result).__name__}")
-        await write_best_effort(self.fs, path, lambda: self.codec.encode(result), _WHAT, task_id)
+        await write_best_effort(self._opened, path, lambda: self.codec.encode(result), _WHAT, task_id)
 
     async def load(self, task_id: str) -> TaskResult | None:
         """The stored result, or ``None`` (a failure to read or decode it is logged at WARN)."""
-        data = await read_or_none(self.fs, self.path_of(task_id), _WHAT, task_id)
+        data = await read_or_none(self._opened, self.path_of(task_id), _WHAT, task_id)
         if data is None:
             return None
         try:
@@ -63,4 +65,4 @@ class AsyncVfsTaskResultStore:
 
     async def evict(self, task_id: str) -> None:
         """Remove a task's result; quiet when there is none, failures logged at DEBUG only."""
-        await delete_quietly(self.fs, self.path_of(task_id), _WHAT, task_id)
+        await delete_quietly(self._opened, self.path_of(task_id), _WHAT, task_id)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from aimon_mongo import names as n
 from aimon_mongo.errors import InvalidArgumentError, VfsFileNotFoundError
 from aimon_mongo.exported import exported_from
-from aimon_mongo.snapshots._sync.objects import delete_quietly, read_or_none, write_best_effort
+from aimon_mongo.snapshots._sync.objects import FirstUse, delete_quietly, read_or_none, write_best_effort
 from aimon_mongo.snapshots.browse import SnapshotEntry, listed_entry, snapshot_entry, unreadable_entry
 from aimon_mongo.snapshots.codec import JsonSessionSnapshotCodec
 from aimon_mongo.snapshots.envelope import (
@@ -50,6 +50,7 @@ class VfsSessionSnapshotStore:
         if fs is None:
             raise InvalidArgumentError("fs cannot be None")
         self.fs = fs
+        self._opened = FirstUse(fs)  # initialised on first use
         self.codec: SessionSnapshotCodec = JsonSessionSnapshotCodec() if codec is None else codec
         self.base_dir = validate_base_dir(base_dir)
 
@@ -67,7 +68,7 @@ class VfsSessionSnapshotStore:
         """
         check_save_arguments(task_id, subagent_name, agent_runtime_id, snapshot)
         write_best_effort(
-            self.fs,
+            self._opened,
             self.path_of(task_id),
             lambda: build_envelope(self.codec, subagent_name, agent_runtime_id, snapshot),
             _WHAT,
@@ -77,12 +78,12 @@ class VfsSessionSnapshotStore:
 
     def load(self, task_id: str) -> ResumableSession | None:
         """The stored session, or ``None`` when there is none or it cannot be read (logged at WARN)."""
-        data = read_or_none(self.fs, self.path_of(task_id), _WHAT, task_id)
+        data = read_or_none(self._opened, self.path_of(task_id), _WHAT, task_id)
         return None if data is None else resume(self.codec, task_id, data)
 
     def evict(self, task_id: str) -> None:
         """Remove a task's snapshot; quiet when there is none, failures logged at DEBUG only."""
-        delete_quietly(self.fs, self.path_of(task_id), _WHAT, task_id)
+        delete_quietly(self._opened, self.path_of(task_id), _WHAT, task_id)
 
     def list_snapshots(self) -> list[SnapshotEntry]:
         """Every stored snapshot object, in task-id order, without decoding the transcripts.
@@ -94,7 +95,8 @@ class VfsSessionSnapshotStore:
         object that vanishes meanwhile is left out.
         """
         try:
-            infos = self.fs.ls_info(self.base_dir)
+            fs = self._opened()
+            infos = fs.ls_info(self.base_dir)
         except VfsFileNotFoundError:
             return []
         entries: list[SnapshotEntry] = []
@@ -107,7 +109,7 @@ class VfsSessionSnapshotStore:
                 entries.append(listed)
                 continue
             try:
-                data = self.fs.read(info.path)
+                data = fs.read(info.path)
             except VfsFileNotFoundError:
                 continue
             except Exception as exc:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from aimon_mongo._sync_runtime import Lock
 from aimon_mongo.errors import InvalidArgumentError, InvalidPathError, VfsFileNotFoundError
 from aimon_mongo.exported import exported_from
+from aimon_mongo.snapshots._sync.objects import FirstUse
 from aimon_mongo.snapshots.envelope import failure_text
 from aimon_mongo.snapshots.layout import (
     DEFAULT_OUTPUT_BASE_DIR,
@@ -58,6 +59,7 @@ class VfsTaskOutputStore:
         if fs is None:
             raise InvalidArgumentError("fs cannot be None")
         self.fs = fs
+        self._opened = FirstUse(fs)  # initialised on first use
         self.base_dir = validate_base_dir(base_dir)
         self._cursors: dict[str, _Cursor] = {}
 
@@ -80,7 +82,8 @@ class VfsTaskOutputStore:
                 try:
                     if cursor.length is None:
                         cursor.length = self._rebuild(directory)
-                    self.fs.write(segment_path(directory, cursor.length), data)
+                    fs = self._opened()
+                    fs.write(segment_path(directory, cursor.length), data)
                     cursor.length += utf16_length(chunk)
                 except Exception as exc:
                     log.warning("Failed to append output for task %s: %s", task_id, failure_text(exc))
@@ -140,7 +143,8 @@ class VfsTaskOutputStore:
         directory = self.dir_of(task_id)
         self._cursors.pop(task_id, None)
         try:
-            self.fs.delete_recursive(directory)
+            fs = self._opened()
+            fs.delete_recursive(directory)
         except VfsFileNotFoundError:
             pass
         except Exception as exc:
@@ -149,7 +153,8 @@ class VfsTaskOutputStore:
     def _segments(self, directory: str) -> Segments:
         """The task's segments by start offset; none when the directory does not exist. Raises otherwise."""
         try:
-            names = self.fs.ls(directory)
+            fs = self._opened()
+            names = fs.ls(directory)
         except VfsFileNotFoundError:
             return []
         except InvalidPathError:  # a file where the directory should be: no segments
@@ -164,11 +169,13 @@ class VfsTaskOutputStore:
         if not segments:
             return 0
         last_start, last_path = segments[-1]
-        return last_start + utf16_length((self.fs.read(last_path)).decode("utf-8"))
+        fs = self._opened()
+        return last_start + utf16_length((fs.read(last_path)).decode("utf-8"))
 
     def _read_segment(self, task_id: str, path: str) -> str:
         try:
-            return (self.fs.read(path)).decode("utf-8")
+            fs = self._opened()
+            return (fs.read(path)).decode("utf-8")
         except Exception as exc:
             log.warning("Failed to read output segment %s of task %s: %s", path, task_id, failure_text(exc))
             return ""

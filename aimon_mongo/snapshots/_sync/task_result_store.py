@@ -15,6 +15,7 @@ from aimon_mongo import names as n
 from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.exported import exported_from
 from aimon_mongo.snapshots._sync.objects import delete_quietly, read_or_none, write_best_effort
+from aimon_mongo.snapshots._sync.objects import FirstUse, delete_quietly, read_or_none, write_best_effort
 from aimon_mongo.snapshots.envelope import failure_text
 from aimon_mongo.snapshots.layout import DEFAULT_RESULT_BASE_DIR, object_path, validate_base_dir
 from aimon_mongo.snapshots.task_result import JsonTaskResultCodec, TaskResult
@@ -37,6 +38,7 @@ class VfsTaskResultStore:
         if fs is None:
             raise InvalidArgumentError("fs cannot be None")
         self.fs = fs
+        self._opened = FirstUse(fs)  # initialised on first use
         self.codec = JsonTaskResultCodec() if codec is None else codec
         self.base_dir = validate_base_dir(base_dir)
 
@@ -49,11 +51,11 @@ class VfsTaskResultStore:
         path = self.path_of(task_id)
         if not isinstance(result, TaskResult):
             raise InvalidArgumentError(f"result must be a TaskResult, got {type(result).__name__}")
-        write_best_effort(self.fs, path, lambda: self.codec.encode(result), _WHAT, task_id)
+        write_best_effort(self._opened, path, lambda: self.codec.encode(result), _WHAT, task_id)
 
     def load(self, task_id: str) -> TaskResult | None:
         """The stored result, or ``None`` (a failure to read or decode it is logged at WARN)."""
-        data = read_or_none(self.fs, self.path_of(task_id), _WHAT, task_id)
+        data = read_or_none(self._opened, self.path_of(task_id), _WHAT, task_id)
         if data is None:
             return None
         try:
@@ -64,4 +66,4 @@ class VfsTaskResultStore:
 
     def evict(self, task_id: str) -> None:
         """Remove a task's result; quiet when there is none, failures logged at DEBUG only."""
-        delete_quietly(self.fs, self.path_of(task_id), _WHAT, task_id)
+        delete_quietly(self._opened, self.path_of(task_id), _WHAT, task_id)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Self
 from aimon_mongo._sync_runtime import Lock
 from aimon_mongo.errors import InvalidArgumentError, InvalidPathError, VfsFileNotFoundError
 from aimon_mongo.model.vfs import BackendState, BackendStatus, BackendType, FileInfo, GrepResult, LineWindow
+from aimon_mongo.telemetry.capabilities import instrument
 from aimon_mongo.vfs._sync.protocol import FileReader, FileWriter, Content
 from aimon_mongo.vfs._sync.retry import retry_conflicts
 from aimon_mongo.vfs.globbing import CompiledGlob, compile_glob
@@ -99,10 +100,18 @@ def copy_stream(reader: FileReader, writer: FileWriter) -> None:
 
 
 class FileSystemBase(ABC):
-    """Lifecycle and the operations that need nothing but the backend's own primitives."""
+    """Lifecycle and the operations that need nothing but the backend's own primitives.
+
+    Every public operation records spans and metrics through ``opentelemetry-api`` (the rules of the
+    ``vfs`` capability, :mod:`aimon_mongo.telemetry.capabilities`): this class's and every subclass's own.
+    """
 
     backend_type: ClassVar[BackendType]
     sets_modified: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        instrument(cls, "vfs")  # the operations this subclass defines or overrides
 
     def __init__(self, max_file_size: int | None) -> None:
         self._max_file_size = check_max_file_size(max_file_size)
@@ -432,3 +441,6 @@ class FileSystemBase(ABC):
                     return
                 scanner.feed(chunk)
         scanner.end_file()
+
+
+instrument(FileSystemBase, "vfs")
