@@ -13,7 +13,6 @@ import logging
 from aimon_mongo import names as n
 from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.exported import exported_from
-from aimon_mongo.snapshots._async.objects import delete_quietly, read_or_none, write_best_effort
 from aimon_mongo.snapshots._async.objects import FirstUse, delete_quietly, read_or_none, write_best_effort
 from aimon_mongo.snapshots.envelope import failure_text
 from aimon_mongo.snapshots.layout import DEFAULT_RESULT_BASE_DIR, object_path, validate_base_dir
