@@ -90,4 +90,5 @@ def get_app() -> typer.Typer:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     log_to_stderr()
-    return run_guarded(get_app(), list(sys.argv[1:] if argv is None else argv))
+    # The app alone: its group registers the commands when one is looked up or listed (GuardedGroup).
+    return run_guarded(app, list(sys.argv[1:] if argv is None else argv))

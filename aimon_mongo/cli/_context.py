@@ -9,10 +9,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import typer
-from pymongo import MongoClient
-from pymongo.errors import ConfigurationError, InvalidURI
-from pymongo.synchronous.database import Database
-from pymongo.uri_parser import parse_uri, split_hosts
 from rich.console import Console
 
 from aimon_mongo import names
@@ -20,7 +16,10 @@ from aimon_mongo.cli._errors import CommandFailed
 from aimon_mongo.connection import DEFAULT_URI, open_mongo_client
 from aimon_mongo.errors import InvalidArgumentError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # PyMongo is imported on first use: ``--help`` and ``--version`` never load it
+    from pymongo import MongoClient
+    from pymongo.synchronous.database import Database
+
     from aimon_mongo.mongo import MongoSessionBackends
     from aimon_mongo.vfs import GridFSFileSystem
 
@@ -56,6 +55,8 @@ class CliContext:
     @property
     def client(self) -> MongoClient[dict[str, Any]]:
         if self._client is None:
+            from pymongo import MongoClient
+
             try:
                 # PyMongo warns about an option value it cannot use (tls=maybe) and ignores the option:
                 # for a command that is a mistake to report, not a warning to print and carry on.
@@ -116,6 +117,9 @@ class CliContext:
 
     def hosts(self) -> str:
         """``host:port`` list of the configured URI (credentials never shown)."""
+        from pymongo.errors import ConfigurationError, InvalidURI
+        from pymongo.uri_parser import parse_uri, split_hosts
+
         try:
             # MongoClient also takes a bare host list ("host:port,host2")
             nodes = parse_uri(self.uri)["nodelist"] if "://" in self.uri else split_hosts(self.uri)

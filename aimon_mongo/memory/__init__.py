@@ -5,8 +5,23 @@ thread-safe and asyncio-safe (one lock, never held across an ``await``), so one 
 and an event loop at once. Expiry is lazy and follows the storage's injectable clock.
 """
 
-from aimon_mongo.memory._async.backends import AsyncMemorySessionBackends
-from aimon_mongo.memory._sync.backends import MemorySessionBackends
-from aimon_mongo.memory.storage import MemoryStorage
+from typing import TYPE_CHECKING
+
+from aimon_mongo._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from aimon_mongo.memory._async.backends import AsyncMemorySessionBackends
+    from aimon_mongo.memory._sync.backends import MemorySessionBackends
+    from aimon_mongo.memory.storage import MemoryStorage
 
 __all__ = ["AsyncMemorySessionBackends", "MemorySessionBackends", "MemoryStorage"]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "AsyncMemorySessionBackends": "aimon_mongo.memory._async.backends",
+            "MemorySessionBackends": "aimon_mongo.memory._sync.backends",
+            "MemoryStorage": "aimon_mongo.memory.storage",
+        },
+    )

@@ -5,12 +5,17 @@ additive ``sql/V3__aimon_additions.sql`` onwards (``V4`` indexes, ``V5`` the tok
 :func:`ensure_schema` only when asked. Retention: :meth:`PostgresSessionBackends.sweep` (:class:`SweepReport`).
 """
 
-from aimon_mongo.postgres._async.backends import AsyncPostgresSessionBackends
-from aimon_mongo.postgres._async.schema import ensure_schema as ensure_schema_async
-from aimon_mongo.postgres._sync.backends import PostgresSessionBackends
-from aimon_mongo.postgres._sync.schema import ensure_schema
-from aimon_mongo.postgres.replication import ReplicationGuard, ReplicationReport
-from aimon_mongo.postgres.retention import SweepReport
+from typing import TYPE_CHECKING
+
+from aimon_mongo._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from aimon_mongo.postgres._async.backends import AsyncPostgresSessionBackends
+    from aimon_mongo.postgres._async.schema import ensure_schema as ensure_schema_async
+    from aimon_mongo.postgres._sync.backends import PostgresSessionBackends
+    from aimon_mongo.postgres._sync.schema import ensure_schema
+    from aimon_mongo.postgres.replication import ReplicationGuard, ReplicationReport
+    from aimon_mongo.postgres.retention import SweepReport
 
 __all__ = [
     "AsyncPostgresSessionBackends",
@@ -21,3 +26,17 @@ __all__ = [
     "ensure_schema",
     "ensure_schema_async",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "AsyncPostgresSessionBackends": "aimon_mongo.postgres._async.backends",
+            "PostgresSessionBackends": "aimon_mongo.postgres._sync.backends",
+            "ReplicationGuard": "aimon_mongo.postgres.replication",
+            "ReplicationReport": "aimon_mongo.postgres.replication",
+            "SweepReport": "aimon_mongo.postgres.retention",
+            "ensure_schema": "aimon_mongo.postgres._sync.schema",
+            "ensure_schema_async": "aimon_mongo.postgres._async.schema:ensure_schema",
+        },
+    )
