@@ -10,6 +10,7 @@ See ``docs/langgraph.md``.
 
 from typing import TYPE_CHECKING
 
+from aimon_mongo._extras import require_extra
 from aimon_mongo._lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from aimon_mongo.langgraph._sync.mongo import AimonCheckpointSaver
     from aimon_mongo.langgraph._sync.saver import CheckpointSaverBase
     from aimon_mongo.langgraph.memory_store import CheckpointMemoryStore
+
+require_extra("aimon_mongo.langgraph", "langgraph", "langchain_core", "langgraph.checkpoint.base")
 
 __all__ = [
     "AimonCheckpointSaver",

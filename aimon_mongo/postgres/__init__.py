@@ -7,6 +7,7 @@ additive ``sql/V3__aimon_additions.sql`` onwards (``V4`` indexes, ``V5`` the tok
 
 from typing import TYPE_CHECKING
 
+from aimon_mongo._extras import require_extra
 from aimon_mongo._lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
     from aimon_mongo.postgres._sync.schema import ensure_schema
     from aimon_mongo.postgres.replication import ReplicationGuard, ReplicationReport
     from aimon_mongo.postgres.retention import SweepReport
+
+require_extra("aimon_mongo.postgres", "postgres", "psycopg", "psycopg_pool")
 
 __all__ = [
     "AsyncPostgresSessionBackends",

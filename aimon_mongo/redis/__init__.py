@@ -6,12 +6,15 @@ generated sync twin. Key layout: :mod:`aimon_mongo.redis.keys`; Lua scripts: ``a
 
 from typing import TYPE_CHECKING
 
+from aimon_mongo._extras import require_extra
 from aimon_mongo._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from aimon_mongo.redis._async.backends import AsyncRedisSessionBackends
     from aimon_mongo.redis._sync.backends import RedisSessionBackends
     from aimon_mongo.redis.keys import RedisKeyPrefixes, RedisKeys
+
+require_extra("aimon_mongo.redis", "redis", "redis")
 
 __all__ = ["AsyncRedisSessionBackends", "RedisKeyPrefixes", "RedisKeys", "RedisSessionBackends"]
 
