@@ -22,6 +22,8 @@ from types import FrameType
 from typing import Any
 
 EXIT_INTERRUPTED = 130
+EXIT_MISSING_EXTRA = 3
+"""The command was installed without the ``cli`` extra: one line says ``pip install 'aimon-mongo[cli]'``."""
 _reported: list[bool] = []
 
 
@@ -29,6 +31,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``aimon-mongo`` command; returns its exit code."""
 
     def command() -> int:
+        from aimon_mongo._extras import require_extra
+        from aimon_mongo.errors import MissingExtraError
+
+        try:
+            require_extra("the aimon-mongo command", "cli", "typer", "rich")
+        except MissingExtraError as exc:
+            sys.stderr.write(f"aimon-mongo: error: {exc}\n")
+            return EXIT_MISSING_EXTRA
         from aimon_mongo.cli import main as cli_main
 
         return cli_main(argv)

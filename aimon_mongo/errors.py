@@ -129,6 +129,22 @@ class SchemaGateError(AimonStorageError):
         super().__init__(message)
 
 
+class MissingExtraError(ModuleNotFoundError, AimonStorageError):
+    """A feature needs an optional dependency (an extra) that is not installed.
+
+    The message is one line naming the feature, the missing module and the command that installs it:
+    ``aimon_mongo.redis needs the 'redis' package, which is not installed: pip install 'aimon-mongo[redis]'``.
+    ``extra`` is the extra's name; ``name`` (as on every ``ModuleNotFoundError``) the missing module.
+    """
+
+    def __init__(self, feature: str, extra: str, module: str) -> None:
+        self.extra = extra
+        super().__init__(
+            f"{feature} needs the {module!r} package, which is not installed: pip install 'aimon-mongo[{extra}]'",
+            name=module,
+        )
+
+
 # --- Virtual filesystem (aimon_mongo.vfs) ---
 
 

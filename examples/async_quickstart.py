@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The async API (native asyncio on PyMongo's AsyncMongoClient): inbox, lease, files, snapshot.
 
+    pip install aimon-mongo                  # extras: none
     python examples/async_quickstart.py
 
 Runs against AIMON_MONGODB_URI, else MONGODB_URI, or starts the local MongoDB stand-in for the run; uses a

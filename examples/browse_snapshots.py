@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Browse stored transcript snapshots: list them (without decoding), then render each transcript.
 
+    pip install aimon-mongo                              # extras: none
     python examples/browse_snapshots.py                  # sample snapshots in a fresh database
     python examples/browse_snapshots.py --db aimon       # browse an existing filesystem database
     python examples/browse_snapshots.py --context agent:analyst:c-1

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Two nodes, one conversation: deliver, wake the holder with a signal, take the lease, collect.
 
+    pip install aimon-mongo                  # extras: none
     python examples/two_nodes_inbox.py
 
 node-a receives requests for conversation c-1 but does not hold it; node-b does. node-a delivers three

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A walk through the virtual filesystem on GridFS: files, directories, streams, totals, fsck, fsspec.
 
+    pip install 'aimon-mongo[fsspec]'        # extras: fsspec
     python examples/vfs_walkthrough.py
 
 Runs against AIMON_MONGODB_URI, else MONGODB_URI, or starts the local MongoDB stand-in for the run; uses a

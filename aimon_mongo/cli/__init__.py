@@ -1,7 +1,8 @@
 """The ``aimon-mongo`` command (also ``python -m aimon_mongo``).
 
 Exit codes: 0 success, 1 the operation failed (one clear line on stderr, never a traceback), 2 usage,
-130 interrupted (Ctrl-C). Connection: ``--uri``, else ``AIMON_MONGODB_URI``, else ``MONGODB_URI``, else
+3 the ``cli`` extra is not installed (said by the entry point, :mod:`aimon_mongo._console`), 130 interrupted
+(Ctrl-C). Connection: ``--uri``, else ``AIMON_MONGODB_URI``, else ``MONGODB_URI``, else
 ``mongodb://localhost:27017`` (:mod:`aimon_mongo.connection`); ``--db`` and ``--bucket`` pick the
 filesystem's database and GridFS bucket, ``--session-db`` the session-state database.
 """
@@ -90,4 +91,5 @@ def get_app() -> typer.Typer:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     log_to_stderr()
-    return run_guarded(get_app(), list(sys.argv[1:] if argv is None else argv))
+    # The app alone: its group registers the commands when one is looked up or listed (GuardedGroup).
+    return run_guarded(app, list(sys.argv[1:] if argv is None else argv))

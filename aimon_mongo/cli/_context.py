@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import typer
-from pymongo import MongoClient
-from pymongo.synchronous.database import Database
 from rich.console import Console
 
 from aimon_mongo import names
@@ -19,7 +17,10 @@ from aimon_mongo.connection import DEFAULT_URI
 from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.mongo.clients import mongo_client, uri_hosts
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # PyMongo is imported on first use: ``--help`` and ``--version`` never load it
+    from pymongo import MongoClient
+    from pymongo.synchronous.database import Database
+
     from aimon_mongo.mongo import MongoSessionBackends
     from aimon_mongo.vfs import GridFSFileSystem
 

@@ -11,7 +11,6 @@ import sys
 from typing import Any
 
 import typer
-from pymongo.errors import ConnectionFailure, PyMongoError
 from typer.core import TyperGroup
 
 from aimon_mongo.connection import URI_PRECEDENCE
@@ -34,7 +33,25 @@ class CommandFailed(Exception):
 
 
 class GuardedGroup(TyperGroup):
-    """The root command group: any failure below it becomes one stderr line and exit code 1."""
+    """The root command group: any failure below it becomes one stderr line and exit code 1.
+
+    The command groups are registered when a command is looked up or listed, not before the global options
+    are parsed: ``aimon-mongo --version`` answers without importing them (nor PyMongo or pydantic).
+    """
+
+    def _register_commands(self) -> None:
+        if not self.commands:  # built from the app before its command groups were registered
+            from aimon_mongo.cli import get_app
+
+            self.commands.update(typer.main.get_command(get_app()).commands)  # type: ignore[attr-defined]
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        self._register_commands()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        self._register_commands()
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -72,11 +89,16 @@ def failure_line(exc: BaseException) -> str | None:
     """The one line to show for a failure, or ``None`` for an unexpected error (a bug: let it raise)."""
     if isinstance(exc, CommandFailed):
         return str(exc)
-    if _caused_by(exc, ConnectionFailure):
+    # PyMongo's errors exist only once PyMongo was imported (commands import it on first use): before, no
+    # failure can be one of them, and looking them up here keeps ``--help`` from loading PyMongo.
+    pymongo_errors = sys.modules.get("pymongo.errors")
+    if pymongo_errors is not None and _caused_by(exc, pymongo_errors.ConnectionFailure):
         return f"cannot reach MongoDB at {_hosts(exc)}{_source()} ({HINT})"
     if isinstance(exc, BackendUnavailable) and _unreachable(exc):
         return f"{exc} ({HINT})"
-    if isinstance(exc, (AimonStorageError, PyMongoError, OSError)):
+    if isinstance(exc, (AimonStorageError, OSError)) or (
+        pymongo_errors is not None and isinstance(exc, pymongo_errors.PyMongoError)
+    ):
         return str(exc) or type(exc).__name__
     return None
 

@@ -13,19 +13,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from bson import ObjectId, json_util
-from bson.errors import InvalidId
-from bson.json_util import RELAXED_JSON_OPTIONS
 
 from aimon_mongo import names as n
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._errors import CommandFailed
 from aimon_mongo.cli._output import JsonFlag, cell, clip, print_table, table, when
-from aimon_mongo.codec.inbound import to_json_envelope
-from aimon_mongo.model import InboundMessage
+from aimon_mongo.model import InboundMessage, Priority
 from aimon_mongo.model.record import QuarantinedEntry
-from aimon_mongo.mongo import overview
-from aimon_mongo.mongo.documents import quarantined_from_document
 
 inbox_app = typer.Typer(help="Waiting inbox entries (MongoDB): peek without consuming, stats.")
 quarantine_app = typer.Typer(help="Inbox entries that could not be decoded: list, show, replay, delete.")
@@ -33,11 +27,12 @@ quarantine_app = typer.Typer(help="Inbox entries that could not be decoded: list
 SessionArg = Annotated[str, typer.Argument(help="Session (conversation) id.")]
 QuarantineId = Annotated[str, typer.Argument(help="Quarantine id (from 'quarantine list').")]
 Limit = Annotated[int, typer.Option("--limit", min=1, help="At most this many entries.")]
-PRIORITY_NAMES = overview.PRIORITY_NAMES
 
 
 def _message_json(message: InboundMessage) -> dict[str, Any]:
     """A message as its frozen JSON envelope (the Redis/PostgreSQL form), with the inbox id."""
+    from aimon_mongo.codec.inbound import to_json_envelope
+
     return {"id": message.id, **json.loads(to_json_envelope(message))}
 
 
@@ -74,6 +69,8 @@ def peek(ctx: typer.Context, session_id: SessionArg, limit: Limit = 64, as_json:
 
 def inbox_stats(database: Any, inbox: str, quarantine: str, session_id: str | None) -> list[dict[str, Any]]:
     """Per session: entries per priority, total, oldest delivery, quarantined entries (sorted by session)."""
+    from aimon_mongo.mongo import overview  # PyMongo: imported when a command runs, never for --help
+
     return overview.inbox_stats(database, inbox, quarantine, None if session_id is None else [session_id])
 
 
@@ -90,7 +87,7 @@ def stats(
     if as_json:
         cli.emit_json(rows)
         return
-    numbers = (*PRIORITY_NAMES.values(), "total", "quarantined")
+    numbers = (*(priority.name for priority in Priority), "total", "quarantined")
     listing = table("session", *numbers, "oldest", right=numbers)
     for entry in rows:
         listing.add_row(
@@ -132,6 +129,11 @@ def quarantine_list(
 
 
 def _find_quarantined(ctx: typer.Context, quarantine_id: str) -> QuarantinedEntry:
+    from bson import ObjectId
+    from bson.errors import InvalidId
+
+    from aimon_mongo.mongo.documents import quarantined_from_document
+
     cli = _context.of(ctx)
     collection = cli.session_database[cli.backends().collection_names.quarantine]
     try:
@@ -147,6 +149,9 @@ def _find_quarantined(ctx: typer.Context, quarantine_id: str) -> QuarantinedEntr
 @quarantine_app.command("show")
 def quarantine_show(ctx: typer.Context, quarantine_id: QuarantineId, as_json: JsonFlag = False) -> None:
     """One quarantined entry with its raw stored document (MongoDB Extended JSON, relaxed)."""
+    from bson import json_util
+    from bson.json_util import RELAXED_JSON_OPTIONS
+
     entry = _find_quarantined(ctx, quarantine_id)
     raw = json.loads(json_util.dumps(entry.raw, json_options=RELAXED_JSON_OPTIONS))
     cli = _context.of(ctx)
@@ -181,6 +186,8 @@ def quarantine_replay(
     cli = _context.of(ctx)
     raw = None
     if from_file is not None:
+        from bson import json_util
+
         try:
             raw = json_util.loads(from_file.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:

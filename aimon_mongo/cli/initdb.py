@@ -16,8 +16,6 @@ import typer
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._errors import CommandFailed
 from aimon_mongo.cli._output import JsonFlag, cell, table
-from aimon_mongo.mongo import ensure_schema
-from aimon_mongo.mongo.schema import session_schema
 
 INIT_JS = Path(__file__).resolve().parents[1] / "mongo" / "init.js"
 """The operator script as package data."""
@@ -32,6 +30,8 @@ def init_js_path() -> Path:
 
 def schema_state(cli: _context.CliContext) -> list[dict[str, Any]]:
     """Each collection of the session schema with its named indexes, as the database reports them."""
+    from aimon_mongo.mongo.schema import session_schema  # PyMongo: imported when a command runs
+
     database = cli.session_database
     listed = {info["name"]: info.get("options", {}) for info in database.list_collections()}
     rows = []
@@ -66,6 +66,8 @@ def register(app: typer.Typer) -> None:
             else:
                 print(path)
             return
+        from aimon_mongo.mongo import ensure_schema
+
         ensure_schema(cli.session_database, cli.backends(existing=False).collection_names)
         rows = schema_state(cli)
         if as_json:

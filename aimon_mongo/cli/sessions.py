@@ -14,7 +14,6 @@ import typer
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._output import JsonFlag, cell, print_table, table, when
 from aimon_mongo.model import BackgroundTask, TaskQuery, TaskState
-from aimon_mongo.mongo.overview import lease_states
 
 leases_app = typer.Typer(help="Session leases: holder, fencing token, expiry (server time).")
 tasks_app = typer.Typer(help="Background sub-agent task records.")
@@ -24,6 +23,8 @@ STATE_STYLES = {"held": "bold green", "expired": "yellow", "released": "dim", "n
 
 def lease_rows(ctx: typer.Context, session_id: str | None) -> list[dict[str, Any]]:
     """The lock documents (one session's, or all), each with its state on the server's clock."""
+    from aimon_mongo.mongo.overview import lease_states  # PyMongo: imported when a command runs
+
     cli = _context.of(ctx)
     locks = cli.session_database[cli.backends().collection_names.locks]
     return lease_states(locks, None if session_id is None else [session_id])

@@ -8,14 +8,22 @@
 See ``docs/langgraph.md``.
 """
 
-from aimon_mongo.errors import StaleWriteOwnerError, ThreadExpiredError, WriteOwnershipError
-from aimon_mongo.langgraph._async.memory import AsyncAimonMemoryCheckpointSaver
-from aimon_mongo.langgraph._async.mongo import AsyncAimonCheckpointSaver
-from aimon_mongo.langgraph._async.saver import AsyncCheckpointSaverBase, WriteOwnership
-from aimon_mongo.langgraph._sync.memory import AimonMemoryCheckpointSaver
-from aimon_mongo.langgraph._sync.mongo import AimonCheckpointSaver
-from aimon_mongo.langgraph._sync.saver import CheckpointSaverBase
-from aimon_mongo.langgraph.memory_store import CheckpointMemoryStore
+from typing import TYPE_CHECKING
+
+from aimon_mongo._extras import require_extra
+from aimon_mongo._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from aimon_mongo.errors import StaleWriteOwnerError, ThreadExpiredError, WriteOwnershipError
+    from aimon_mongo.langgraph._async.memory import AsyncAimonMemoryCheckpointSaver
+    from aimon_mongo.langgraph._async.mongo import AsyncAimonCheckpointSaver
+    from aimon_mongo.langgraph._async.saver import AsyncCheckpointSaverBase, WriteOwnership
+    from aimon_mongo.langgraph._sync.memory import AimonMemoryCheckpointSaver
+    from aimon_mongo.langgraph._sync.mongo import AimonCheckpointSaver
+    from aimon_mongo.langgraph._sync.saver import CheckpointSaverBase
+    from aimon_mongo.langgraph.memory_store import CheckpointMemoryStore
+
+require_extra("aimon_mongo.langgraph", "langgraph", "langchain_core", "langgraph.checkpoint.base")
 
 __all__ = [
     "AimonCheckpointSaver",
@@ -30,3 +38,21 @@ __all__ = [
     "WriteOwnership",
     "WriteOwnershipError",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "AimonCheckpointSaver": "aimon_mongo.langgraph._sync.mongo",
+            "AimonMemoryCheckpointSaver": "aimon_mongo.langgraph._sync.memory",
+            "AsyncAimonCheckpointSaver": "aimon_mongo.langgraph._async.mongo",
+            "AsyncAimonMemoryCheckpointSaver": "aimon_mongo.langgraph._async.memory",
+            "AsyncCheckpointSaverBase": "aimon_mongo.langgraph._async.saver",
+            "CheckpointMemoryStore": "aimon_mongo.langgraph.memory_store",
+            "CheckpointSaverBase": "aimon_mongo.langgraph._sync.saver",
+            "StaleWriteOwnerError": "aimon_mongo.errors",
+            "ThreadExpiredError": "aimon_mongo.errors",
+            "WriteOwnership": "aimon_mongo.langgraph._async.saver",
+            "WriteOwnershipError": "aimon_mongo.errors",
+        },
+    )

@@ -13,9 +13,9 @@ from bson import ObjectId
 from pydantic import BaseModel
 
 from aimon_mongo.errors import SchemaGateError
-from aimon_mongo.schema_gate.declare import BODY_ATTRIBUTE, SCALAR_TYPES, Encoded, Format, Scalar
 from aimon_mongo.schema_gate.formats import FORMATS
 from aimon_mongo.schema_gate.graph import Graph, Node, canonicalize
+from aimon_mongo.stored.declare import BODY_ATTRIBUTE, SCALAR_TYPES, Encoded, Format, Scalar
 
 _PLAIN: dict[object, str] = {
     str: "string",

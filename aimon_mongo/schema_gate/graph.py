@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from aimon_mongo.errors import SchemaGateError
-from aimon_mongo.schema_gate.declare import ENCODINGS, SCALAR_TYPES
 from aimon_mongo.schema_gate.formats import FORMATS
+from aimon_mongo.stored.declare import ENCODINGS, SCALAR_TYPES
 
 DIGEST_DOMAIN: Final = "aimon-schema-gate/graph/v1\n"
 

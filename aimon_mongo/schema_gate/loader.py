@@ -19,8 +19,8 @@ from typing import Final
 
 from aimon_mongo.errors import SchemaGateError
 from aimon_mongo.schema_gate.build import build_graph
-from aimon_mongo.schema_gate.declare import ROOT_ATTRIBUTE, StoredRoot
 from aimon_mongo.schema_gate.inventory import Inventory, RootSchema
+from aimon_mongo.stored.declare import ROOT_ATTRIBUTE, StoredRoot
 
 DEFAULT_DECLARATIONS: Final = "aimon_mongo.stored"
 

@@ -6,5 +6,7 @@ them into ``schema/inventory.json`` and refuses any change that has no acknowled
 tests check encoded output against them with :func:`aimon_mongo.schema_gate.assert_conforms`.
 
 Modules import each other relatively (``from .user_input import UserInput``) so that a copy of this
-directory loads as its own package. See ``docs/schema-gate.md`` before editing a declaration.
+directory loads as its own package; the declaration vocabulary is :mod:`aimon_mongo.stored.declare`, imported
+absolutely. Nothing here imports the gate: the declarations are plain data the gate collects. See
+``docs/schema-gate.md`` before editing a declaration.
 """

@@ -10,7 +10,7 @@ from typing import Final, NotRequired, TypedDict
 
 from aimon_mongo.model.principal import PrincipalType
 from aimon_mongo.model.task import TaskState
-from aimon_mongo.schema_gate.declare import BsonDate, Family, Instant, Int64, PgBigint, PgText, PgTimestamptz, root
+from aimon_mongo.stored.declare import BsonDate, Family, Instant, Int64, PgBigint, PgText, PgTimestamptz, root
 
 from ._common import Principal
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Final, NotRequired, TypedDict
 
 from aimon_mongo.model.idempotency import CompletionReason, IdempotencyStatus
-from aimon_mongo.schema_gate.declare import BsonDate, Family, Instant, Int64, Jsonb, PgText, PgTimestamptz, root
+from aimon_mongo.stored.declare import BsonDate, Family, Instant, Int64, Jsonb, PgText, PgTimestamptz, root
 
 FORMAT_VERSION: Final = 1
 FAMILY: Final = Family("idempotency", FORMAT_VERSION)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Final, Literal, NotRequired, TypedDict
 
 from bson import ObjectId
 
-from aimon_mongo.schema_gate.declare import (
+from aimon_mongo.stored.declare import (
     BsonDate,
     Family,
     Instant,

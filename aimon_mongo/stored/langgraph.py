@@ -14,7 +14,7 @@ from typing import Final, NotRequired, TypedDict
 
 from bson import ObjectId
 
-from aimon_mongo.schema_gate.declare import BsonDate, Double, Family, Int32, Int64, root
+from aimon_mongo.stored.declare import BsonDate, Double, Family, Int32, Int64, root
 
 FORMAT_VERSION: Final = 1
 FAMILY: Final = Family("langgraph", FORMAT_VERSION)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Final, TypedDict
 
-from aimon_mongo.schema_gate.declare import (
+from aimon_mongo.stored.declare import (
     BsonDate,
     Family,
     Format,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Final, NotRequired, TypedDict
 
-from aimon_mongo.schema_gate.declare import (
+from aimon_mongo.stored.declare import (
     BsonDate,
     Family,
     Int32,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, NotRequired, TypedDict
 
-from aimon_mongo.schema_gate.declare import Instant, JsonText, StoredRoot, root
+from aimon_mongo.stored.declare import Instant, JsonText, StoredRoot, root
 
 from .inbox import FAMILY as INBOX
 from .lease import FAMILY as LEASE

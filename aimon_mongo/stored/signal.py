@@ -11,7 +11,7 @@ from typing import Annotated, Any, Final, TypedDict
 from bson import ObjectId
 
 from aimon_mongo.model.signal import SignalKind
-from aimon_mongo.schema_gate.declare import Family, Jsonb, PgBigint, PgText, PgTimestamptz, root
+from aimon_mongo.stored.declare import Family, Jsonb, PgBigint, PgText, PgTimestamptz, root
 
 FORMAT_VERSION: Final = 1
 FAMILY: Final = Family("signal", FORMAT_VERSION)

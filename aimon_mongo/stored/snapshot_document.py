@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Final, Literal, NotRequired, TypedDict
 
 from aimon_mongo import names
-from aimon_mongo.schema_gate.declare import Base64, Family, Format, body, root
+from aimon_mongo.stored.declare import Base64, Family, Format, body, root
 
 from .submit_options import SubmitOptionsJson
 from .user_input import UserInputJson

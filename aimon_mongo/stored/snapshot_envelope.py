@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final, Literal, NotRequired, TypedDict
 
 from aimon_mongo import names
-from aimon_mongo.schema_gate.declare import Family, body, root
+from aimon_mongo.stored.declare import Family, body, root
 
 from .snapshot_document import SnapshotDocumentV1Json, SnapshotDocumentV2Json
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Final, NotRequired, TypedDict
 
-from aimon_mongo.schema_gate.declare import Family, body, root
+from aimon_mongo.stored.declare import Family, body, root
 
 from ._common import Principal
 

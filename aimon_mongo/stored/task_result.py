@@ -9,7 +9,7 @@ from typing import Final, Literal, NotRequired, TypedDict
 
 from aimon_mongo import names
 from aimon_mongo.model.idempotency import CompletionReason
-from aimon_mongo.schema_gate.declare import Family, body, root
+from aimon_mongo.stored.declare import Family, body, root
 
 FAMILY: Final = Family("task-result", names.TASKRES_FORMAT_VERSION)
 

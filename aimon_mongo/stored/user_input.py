@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, TypedDict
 
-from aimon_mongo.schema_gate.declare import Base64, Family, StoredRoot
+from aimon_mongo.stored.declare import Base64, Family, StoredRoot
 
 FORMAT_VERSION: Final = 1
 FAMILY: Final = Family("user-input", FORMAT_VERSION)

@@ -14,7 +14,7 @@ from typing import Annotated, Final, Literal, NotRequired, TypedDict
 
 from bson import ObjectId
 
-from aimon_mongo.schema_gate.declare import BsonDate, Family, Format, Instant, root
+from aimon_mongo.stored.declare import BsonDate, Family, Format, Instant, root
 
 FORMAT_VERSION: Final = 1
 FAMILY: Final = Family("vfs", FORMAT_VERSION)

@@ -6,15 +6,20 @@
 * an fsspec filesystem for protocol ``gridfs`` in :mod:`aimon_mongo.vfs.fsspec` (needs the ``fsspec`` extra).
 """
 
-from aimon_mongo.model.vfs import BackendState, BackendStatus, BackendType, FileInfo, FsckReport, Usage
-from aimon_mongo.vfs._async.gridfs import AsyncGridFSFileSystem
-from aimon_mongo.vfs._async.local import AsyncLocalFileSystem
-from aimon_mongo.vfs._async.memory import AsyncMemoryFileSystem
-from aimon_mongo.vfs._sync.gridfs import GridFSFileSystem
-from aimon_mongo.vfs._sync.local import LocalFileSystem
-from aimon_mongo.vfs._sync.memory import MemoryFileSystem
-from aimon_mongo.vfs.protocol import AsyncFileSystem, FileSystem
-from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE
+from typing import TYPE_CHECKING
+
+from aimon_mongo._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from aimon_mongo.model.vfs import BackendState, BackendStatus, BackendType, FileInfo, FsckReport, Usage
+    from aimon_mongo.vfs._async.gridfs import AsyncGridFSFileSystem
+    from aimon_mongo.vfs._async.local import AsyncLocalFileSystem
+    from aimon_mongo.vfs._async.memory import AsyncMemoryFileSystem
+    from aimon_mongo.vfs._sync.gridfs import GridFSFileSystem
+    from aimon_mongo.vfs._sync.local import LocalFileSystem
+    from aimon_mongo.vfs._sync.memory import MemoryFileSystem
+    from aimon_mongo.vfs.protocol import AsyncFileSystem, FileSystem
+    from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE
 
 __all__ = [
     "NO_MAX_FILE_SIZE",
@@ -33,3 +38,25 @@ __all__ = [
     "MemoryFileSystem",
     "Usage",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "NO_MAX_FILE_SIZE": "aimon_mongo.vfs.sizecap",
+            "AsyncFileSystem": "aimon_mongo.vfs.protocol",
+            "AsyncGridFSFileSystem": "aimon_mongo.vfs._async.gridfs",
+            "AsyncLocalFileSystem": "aimon_mongo.vfs._async.local",
+            "AsyncMemoryFileSystem": "aimon_mongo.vfs._async.memory",
+            "BackendState": "aimon_mongo.model.vfs",
+            "BackendStatus": "aimon_mongo.model.vfs",
+            "BackendType": "aimon_mongo.model.vfs",
+            "FileInfo": "aimon_mongo.model.vfs",
+            "FileSystem": "aimon_mongo.vfs.protocol",
+            "FsckReport": "aimon_mongo.model.vfs",
+            "GridFSFileSystem": "aimon_mongo.vfs._sync.gridfs",
+            "LocalFileSystem": "aimon_mongo.vfs._sync.local",
+            "MemoryFileSystem": "aimon_mongo.vfs._sync.memory",
+            "Usage": "aimon_mongo.model.vfs",
+        },
+    )

@@ -26,7 +26,7 @@ import pytest
 from tests.examples.test_examples import EXPECTED
 
 ROOT = Path(__file__).resolve().parents[2]
-EXTRAS = "redis,postgres,fsspec,cli,langgraph"
+EXTRAS = "all"  # every extra, through the "all" extra (README)
 TIMEOUT = 900
 
 
