@@ -1,7 +1,7 @@
 """The ``aimon-mongo`` command (also ``python -m aimon_mongo``).
 
 Exit codes: 0 success, 1 the operation failed (one clear line on stderr, never a traceback), 2 usage,
-3 the ``cli`` extra is not installed (said by the entry point, :mod:`aimon_mongo._console`), 130 interrupted
+3 the ``cli`` extra is not installed (said by the entry point, :mod:`aimon_mongo.cli_entry`), 130 interrupted
 (Ctrl-C). Connection: ``--uri``, else ``AIMON_MONGODB_URI``, else ``MONGODB_URI``, else
 ``mongodb://localhost:27017`` (:mod:`aimon_mongo.connection`); ``--db`` and ``--bucket`` pick the
 filesystem's database and GridFS bucket, ``--session-db`` the session-state database.

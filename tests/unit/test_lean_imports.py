@@ -22,7 +22,7 @@ import aimon_mongo
 
 PACKAGE = Path(aimon_mongo.__file__).parent
 LAZY_PACKAGES = ["mongo", "vfs", "redis", "postgres", "memory", "langgraph", "snapshots"]
-FRONT_ENDS = ("schema_gate", "cli", "console", "demo", "standin", "langgraph", "deepagents", "_console")
+FRONT_ENDS = ("schema_gate", "cli", "console", "demo", "standin", "langgraph", "deepagents", "cli_entry")
 
 _REPORT = """
 import json, sys
@@ -84,7 +84,7 @@ def test_a_session_bundle_loads_one_flavour_no_vfs_no_front_end_and_no_gate(setu
 
 
 _COMMAND = """
-from aimon_mongo._console import main
+from aimon_mongo.cli_entry import main
 import contextlib, io
 with contextlib.redirect_stdout(io.StringIO()):
     main({argv!r})

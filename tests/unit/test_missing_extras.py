@@ -73,7 +73,7 @@ def test_an_uncaught_missing_extra_ends_with_the_one_line() -> None:
 @pytest.mark.parametrize("missing", ["typer", "rich"])
 @pytest.mark.parametrize("argv", [["--version"], ["vfs", "ls"]])
 def test_the_command_without_the_cli_extra_says_one_line_and_exits_3(missing: str, argv: list[str]) -> None:
-    done = run_without(missing, "from aimon_mongo._console import run\nrun()", *argv)
+    done = run_without(missing, "from aimon_mongo.cli_entry import run\nrun()", *argv)
     assert done.returncode == 3
     assert done.stdout == ""
     assert done.stderr == (
