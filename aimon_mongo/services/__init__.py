@@ -15,20 +15,25 @@ backend extras (``AsyncMongoSessionInbox.collects_in_transactions``, the Postgre
 Driver calls run inside ``with driver.failures(Family, action):`` (:mod:`aimon_mongo.services.failures`).
 """
 
-from aimon_mongo.services._async.idempotency import AsyncIdempotency
-from aimon_mongo.services._async.inbox import AsyncInbox
-from aimon_mongo.services._async.leases import AsyncLeaseStore
-from aimon_mongo.services._async.records import AsyncRecordStore
-from aimon_mongo.services._async.segments import AsyncSegmentStore
-from aimon_mongo.services._async.signals import AsyncSignalBus
-from aimon_mongo.services._async.tasks import AsyncTaskStore
-from aimon_mongo.services._sync.idempotency import Idempotency
-from aimon_mongo.services._sync.inbox import Inbox
-from aimon_mongo.services._sync.leases import LeaseStore
-from aimon_mongo.services._sync.records import RecordStore
-from aimon_mongo.services._sync.segments import SegmentStore
-from aimon_mongo.services._sync.signals import SignalBus
-from aimon_mongo.services._sync.tasks import TaskStore
+from typing import TYPE_CHECKING
+
+from aimon_mongo._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from aimon_mongo.services._async.idempotency import AsyncIdempotency
+    from aimon_mongo.services._async.inbox import AsyncInbox
+    from aimon_mongo.services._async.leases import AsyncLeaseStore
+    from aimon_mongo.services._async.records import AsyncRecordStore
+    from aimon_mongo.services._async.segments import AsyncSegmentStore
+    from aimon_mongo.services._async.signals import AsyncSignalBus
+    from aimon_mongo.services._async.tasks import AsyncTaskStore
+    from aimon_mongo.services._sync.idempotency import Idempotency
+    from aimon_mongo.services._sync.inbox import Inbox
+    from aimon_mongo.services._sync.leases import LeaseStore
+    from aimon_mongo.services._sync.records import RecordStore
+    from aimon_mongo.services._sync.segments import SegmentStore
+    from aimon_mongo.services._sync.signals import SignalBus
+    from aimon_mongo.services._sync.tasks import TaskStore
 
 __all__ = [
     "AsyncIdempotency",
@@ -46,3 +51,24 @@ __all__ = [
     "SignalBus",
     "TaskStore",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "AsyncIdempotency": "aimon_mongo.services._async.idempotency",
+            "AsyncInbox": "aimon_mongo.services._async.inbox",
+            "AsyncLeaseStore": "aimon_mongo.services._async.leases",
+            "AsyncRecordStore": "aimon_mongo.services._async.records",
+            "AsyncSegmentStore": "aimon_mongo.services._async.segments",
+            "AsyncSignalBus": "aimon_mongo.services._async.signals",
+            "AsyncTaskStore": "aimon_mongo.services._async.tasks",
+            "Idempotency": "aimon_mongo.services._sync.idempotency",
+            "Inbox": "aimon_mongo.services._sync.inbox",
+            "LeaseStore": "aimon_mongo.services._sync.leases",
+            "RecordStore": "aimon_mongo.services._sync.records",
+            "SegmentStore": "aimon_mongo.services._sync.segments",
+            "SignalBus": "aimon_mongo.services._sync.signals",
+            "TaskStore": "aimon_mongo.services._sync.tasks",
+        },
+    )
