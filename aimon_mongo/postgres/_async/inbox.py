@@ -19,6 +19,7 @@ from aimon_mongo.codec.inbox_entry import decode_json_entry, replayed_envelope
 from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.postgres._async.pool import AsyncPgPool
+from aimon_mongo.postgres.rows import quarantine_row_id
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._async.inbox import AsyncInbox, Triage
 from aimon_mongo.services.failures import Failures
@@ -152,7 +153,7 @@ class AsyncPostgresInboxDriver:
         ]
 
     async def find_quarantined(self, quarantine_id: str) -> str | None:
-        row_id = _row_id(quarantine_id)
+        row_id = quarantine_row_id(quarantine_id)
         if row_id is None:
             return None
         async with self._pool.connection() as conn:
@@ -162,7 +163,7 @@ class AsyncPostgresInboxDriver:
 
     async def restore(self, quarantine_id: str, message: InboundMessage, encoded: str) -> str | None:
         """Drop the quarantine row and insert the entry in one transaction (two replays deliver it once)."""
-        row_id = _row_id(quarantine_id)
+        row_id = quarantine_row_id(quarantine_id)
         async with self._pool.connection() as conn, conn.transaction():
             if row_id is None or not await self._delete(conn, row_id):
                 return None
@@ -170,7 +171,7 @@ class AsyncPostgresInboxDriver:
         return new_id
 
     async def delete_quarantined(self, quarantine_id: str) -> bool:
-        row_id = _row_id(quarantine_id)
+        row_id = quarantine_row_id(quarantine_id)
         if row_id is None:
             return False
         async with self._pool.connection() as conn:
@@ -186,12 +187,3 @@ class AsyncPostgresSessionInbox(AsyncInbox[str, _Row, str]):
 
     def __init__(self, pool: AsyncPgPool, schema: str) -> None:
         super().__init__(AsyncPostgresInboxDriver(pool, schema))
-
-
-def _row_id(quarantine_id: str) -> int | None:
-    """The quarantine row id named by ``quarantine_id``; ``None`` when it cannot name a row (not decimal, or
-    beyond ``bigint``), which then reads as "not there"."""
-    if not quarantine_id.isascii() or not quarantine_id.isdigit():
-        return None
-    value = int(quarantine_id)
-    return value if 0 < value < 2**63 else None
