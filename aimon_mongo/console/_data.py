@@ -106,7 +106,7 @@ class ConsoleData:
     def fs(self) -> GridFSFileSystem:
         if not self.has_files:
             shown = {"redis": "Redis", "postgres": "PostgreSQL"}.get(self.backend, self.backend)
-            raise NotFound(f"files and snapshots are kept in MongoDB's GridFS: this console reads a {shown} deployment")
+            raise NotFound(f"files and snapshots are kept in MongoDB (GridFS): this console reads a {shown} deployment")
         if self._fs is None:
             fs = GridFSFileSystem(self.client, self.vfs_db, self.bucket)
             fs.initialize()

@@ -41,17 +41,18 @@ def inspector_for(bundle: Any) -> Inspector:
     """The :class:`Inspector` over a sync session bundle (MongoDB, Redis or PostgreSQL), reading through the
     bundle's own connection (closing the bundle ends it). Any other bundle is
     :class:`~aimon_mongo.errors.InvalidArgumentError` naming its type."""
+    kinds = {cls.__name__ for cls in type(bundle).__mro__}
     kind = type(bundle).__name__
     driver: InspectionDriver
-    if kind == "MongoSessionBackends":
+    if "MongoSessionBackends" in kinds:
         from aimon_mongo.inspect.mongo import MongoInspectionDriver
 
         driver = MongoInspectionDriver(bundle.database, bundle.collection_names)
-    elif kind == "RedisSessionBackends":
+    elif "RedisSessionBackends" in kinds:
         from aimon_mongo.inspect.redis import RedisInspectionDriver
 
         driver = RedisInspectionDriver(bundle)
-    elif kind == "PostgresSessionBackends":
+    elif "PostgresSessionBackends" in kinds:
         from aimon_mongo.inspect.postgres import PostgresInspectionDriver
 
         driver = PostgresInspectionDriver(bundle)
