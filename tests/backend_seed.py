@@ -45,6 +45,7 @@ class Deployment:
 
 
 def message(session: str, text: str, priority: Priority) -> InboundMessage:
+    """A text message from ``USER:alice`` to the ``analyst`` agent."""
     return InboundMessage(
         session_id=session,
         agent_ref="analyst",
@@ -53,6 +54,25 @@ def message(session: str, text: str, priority: Priority) -> InboundMessage:
         initiator=Principal.user("alice"),
         delivered_at=datetime.now(UTC),
     )
+
+
+def put_tasks(node: Any, context_id: str, tasks: tuple[tuple[str, TaskState], ...]) -> None:
+    """Task records of ``USER:alice`` started now, each moved on to its state."""
+    now = datetime.now(UTC)
+    for task_id, state in tasks:
+        node.tasks.put(
+            BackgroundTask(
+                task_id=task_id,
+                subagent_name="analyst",
+                state=TaskState.RUNNING,
+                start_time=now,
+                description="summarise the chart",
+                owner=Principal.user("alice"),
+                agent_runtime_id=context_id,
+            )
+        )
+        if state is not TaskState.RUNNING:
+            node.tasks.transition(task_id, state)
 
 
 def _plant_unreadable(kind: str, node: Any, target: str) -> None:
@@ -86,21 +106,7 @@ def seed(kind: str, uri: str, dsn: str, options: dict[str, Any]) -> tuple[str, i
         released = node_a.leases.try_acquire(OTHER, "node-a", timedelta(minutes=10))
         assert released is not None
         node_a.leases.release(released)
-        now = datetime.now(UTC)
-        for task_id, state in (("c-1-turn-1", TaskState.COMPLETED), ("c-2-turn-1", TaskState.RUNNING)):
-            node_b.tasks.put(
-                BackgroundTask(
-                    task_id=task_id,
-                    subagent_name="analyst",
-                    state=TaskState.RUNNING,
-                    start_time=now,
-                    description="summarise the chart",
-                    owner=Principal.user("alice"),
-                    agent_runtime_id="agent:analyst:c-1",
-                )
-            )
-            if state is not TaskState.RUNNING:
-                node_b.tasks.transition(task_id, state)
+        put_tasks(node_b, "agent:analyst:c-1", (("c-1-turn-1", TaskState.COMPLETED), ("c-2-turn-1", TaskState.RUNNING)))
         quarantined = node_a.inbox.list_quarantined(SESSION)
         assert len(quarantined) == 1
         return quarantined[0].id, lease.fencing_token
