@@ -89,7 +89,13 @@ def test_leases_and_tasks(other_cli: OtherCli, other_deployment: Deployment) -> 
 
 def test_mongodb_only_commands_say_so_in_one_line(other_cli: OtherCli, other_deployment: Deployment) -> None:  # noqa: F811
     shown = "Redis" if other_deployment.kind == "redis" else "PostgreSQL"
-    for args in (("vfs", "ls"), ("snapshots", "list"), ("langgraph", "threads")):
+    for args in (
+        ("vfs", "ls"),
+        ("vfs", "fsck"),
+        ("snapshots", "list"),
+        ("langgraph", "threads"),
+        ("shard-collections", "--print"),
+    ):
         line = other_cli(*args).failed_with_one_line()
         assert "works on MongoDB only" in line and f"names a {shown} deployment" in line, line
 
