@@ -249,3 +249,8 @@ class FileReplacedError(VirtualFileSystemError):
 
 class VfsStateError(VirtualFileSystemError, RuntimeError):
     """The filesystem was used before ``initialize()`` or after ``close()``."""
+
+
+class UnknownOptionError(InvalidArgumentError, TypeError):
+    """A keyword option the receiver does not take (``open_backends(url, colour=...)``); a ``TypeError`` as
+    Python's own unexpected-keyword error is, and an :class:`InvalidArgumentError` like every bad input."""

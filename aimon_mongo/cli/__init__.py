@@ -4,7 +4,10 @@ Exit codes: 0 success, 1 the operation failed (one clear line on stderr, never a
 3 the ``cli`` extra is not installed (said by the entry point, :mod:`aimon_mongo.cli_entry`), 130 interrupted
 (Ctrl-C). Connection: ``--uri``, else ``AIMON_MONGODB_URI``, else ``MONGODB_URI``, else
 ``mongodb://localhost:27017`` (:mod:`aimon_mongo.connection`); ``--db`` and ``--bucket`` pick the
-filesystem's database and GridFS bucket, ``--session-db`` the session-state database.
+filesystem's database and GridFS bucket, ``--session-db`` the session-state database. ``--uri`` may also
+name Redis (``redis://``, ``rediss://``; ``--redis-root`` moves every key prefix under a root) or
+PostgreSQL (``postgresql://``, ``postgres://``; ``--pg-schema`` picks the schema): the session commands
+(inbox, quarantine, leases, tasks, console, init-db) work there too; the MongoDB-only ones say so.
 """
 
 from __future__ import annotations
@@ -44,13 +47,22 @@ def _global_options(
     uri: str = typer.Option(
         None,
         "--uri",
-        help=f"MongoDB connection string [default: ${URI_ENV}, else ${GENERIC_URI_ENV}, else {DEFAULT_URI}]",
+        help=(
+            "Connection string: mongodb://, redis://, postgresql:// "
+            f"[default: ${URI_ENV}, else ${GENERIC_URI_ENV}, else {DEFAULT_URI}]"
+        ),
         show_default=False,
     ),
     db: str = typer.Option(names.DEFAULT_VFS_DATABASE, "--db", help="Database of the virtual filesystem."),
     bucket: str = typer.Option(names.DEFAULT_GRIDFS_BUCKET, "--bucket", help="GridFS bucket of the filesystem."),
     session_db: str = typer.Option(
         names.DEFAULT_SESSION_DATABASE, "--session-db", help="Database of the session state."
+    ),
+    pg_schema: str = typer.Option(
+        names.PG_DEFAULT_SCHEMA, "--pg-schema", help="PostgreSQL schema of the session state (postgresql:// URIs)."
+    ),
+    redis_root: str = typer.Option(
+        None, "--redis-root", help="Root every Redis key prefix is moved under (redis:// URIs; default: none)."
     ),
     timeout_ms: int = typer.Option(
         5000, "--timeout-ms", min=1, help="How long to wait for a server to answer, in milliseconds."
@@ -68,6 +80,8 @@ def _global_options(
         timeout_ms=timeout_ms,
         uri_configured=configured is not None,
         uri_source=uri_source(uri),
+        pg_schema=pg_schema,
+        redis_root=redis_root or None,
     )
     ctx.obj = context
     _context.current = context

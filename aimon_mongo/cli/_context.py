@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # PyMongo is imported on first use: ``--help`` and ``--versio
     from pymongo import MongoClient
     from pymongo.synchronous.database import Database
 
-    from aimon_mongo.mongo import MongoSessionBackends
+    from aimon_mongo._sync.ports import SessionBackends
+    from aimon_mongo.inspect import Inspector
     from aimon_mongo.vfs import GridFSFileSystem
 
 __all__ = ["DEFAULT_URI", "CliContext", "of"]
@@ -47,14 +48,43 @@ class CliContext:
     timeout_ms: int = 5000
     uri_configured: bool = True
     uri_source: str | None = None
+    pg_schema: str = names.PG_DEFAULT_SCHEMA
+    redis_root: str | None = None
     console: Console = field(default_factory=lambda: make_console())
     err: Console = field(default_factory=lambda: make_console(stderr=True))
     _client: MongoClient[dict[str, Any]] | None = None
     _fs: GridFSFileSystem | None = None
-    _backends: MongoSessionBackends | None = None
+    _backends: Any = None
+    _inspector: Inspector | None = None
+
+    @property
+    def backend(self) -> str:
+        """The backend ``uri`` names: ``mongo`` (also for a bare ``host:port`` list), ``redis``, ``postgres``
+        or ``memory`` (:func:`aimon_mongo.opening.backend_of`); an unknown scheme is :class:`CommandFailed`."""
+        if "://" not in self.uri:
+            return "mongo"
+        from aimon_mongo.opening import backend_of
+
+        try:
+            return backend_of(self.uri)
+        except InvalidArgumentError as exc:
+            raise CommandFailed(str(exc)) from None
+
+    def require_mongo(self) -> None:
+        """:class:`CommandFailed` (one line) unless ``uri`` names MongoDB: for the commands that are MongoDB's
+        alone (the GridFS filesystem, snapshots in it, sharding, LangGraph checkpoints)."""
+        backend = self.backend
+        if backend != "mongo":
+            shown = {"redis": "Redis", "postgres": "PostgreSQL", "memory": "in-memory"}[backend]
+            raise CommandFailed(
+                f"this command works on MongoDB only (the GridFS filesystem, snapshots, sharding, LangGraph "
+                f"checkpoints), and --uri names a {shown} deployment ({self.uri.partition('://')[0]}://); the session "
+                "commands (inbox, quarantine, leases, tasks, console, init-db) work on every backend"
+            )
 
     @property
     def client(self) -> MongoClient[dict[str, Any]]:
+        self.require_mongo()
         if self._client is None:
             try:
                 # PyMongo warns about an option value it cannot use (tls=maybe) and ignores the option:
@@ -101,16 +131,63 @@ class CliContext:
             self._fs = fs
         return self._fs
 
-    def backends(self, existing: bool = True) -> MongoSessionBackends:
-        """The MongoDB session stores on ``--session-db``; closed with the context. ``existing``: the
-        database must exist (:class:`CommandFailed` otherwise); ``init-db`` passes ``False``."""
-        from aimon_mongo.mongo import MongoSessionBackends
-
+    def backends(self, existing: bool = True) -> SessionBackends:
+        """The session stores of the deployment ``uri`` names, closed with the context: MongoDB on
+        ``--session-db``, PostgreSQL in ``--pg-schema``, Redis under ``--redis-root`` (opened with
+        :func:`aimon_mongo.open_backends`). ``existing``: the database (PostgreSQL: the schema) must exist
+        (:class:`CommandFailed` otherwise, and nothing is created); ``init-db`` passes ``False``."""
         if self._backends is None:
-            if existing:
-                self.require_database(self.session_db, "--session-db")
-            self._backends = MongoSessionBackends(self.session_database, CLI_NODE_ID)
-        return self._backends
+            backend = self.backend
+            if backend == "memory":
+                raise CommandFailed(
+                    "memory:// holds nothing outside the process that made it: point --uri at MongoDB, Redis "
+                    "or PostgreSQL"
+                )
+            if backend == "mongo":
+                from aimon_mongo.mongo import MongoSessionBackends
+
+                if existing:
+                    self.require_database(self.session_db, "--session-db")
+                self._backends = MongoSessionBackends(self.session_database, CLI_NODE_ID)
+            else:
+                self._backends = self._open_other(backend, existing)
+        return self._backends  # type: ignore[no-any-return]
+
+    def _open_other(self, backend: str, existing: bool) -> SessionBackends:
+        from aimon_mongo.opening import open_backends
+
+        options: dict[str, Any] = {}
+        try:
+            if backend == "postgres":
+                options = {"schema": self.pg_schema, "timeout": self.timeout_ms / 1000, "replication_guard": "off"}
+            elif self.redis_root is not None:
+                from aimon_mongo.redis import RedisKeyPrefixes
+
+                options = {"key_prefixes": RedisKeyPrefixes().under(self.redis_root)}
+            bundle: Any = open_backends(self.uri, node_id=CLI_NODE_ID, **options)
+        except InvalidArgumentError as exc:
+            raise CommandFailed(str(exc)) from None
+        if backend == "postgres" and existing:
+            from aimon_mongo.inspect.postgres import schema_exists
+
+            try:
+                if not schema_exists(bundle):
+                    raise CommandFailed(
+                        f"schema {self.pg_schema!r} does not exist at {bundle.endpoint} (nothing is stored in it; "
+                        "'init-db' creates it, --pg-schema picks another)"
+                    )
+            except BaseException:
+                bundle.close()
+                raise
+        return bundle  # type: ignore[no-any-return]
+
+    def inspector(self) -> Inspector:
+        """The read-only views (:mod:`aimon_mongo.inspect`) over :meth:`backends`."""
+        if self._inspector is None:
+            from aimon_mongo.inspect import inspector_for
+
+            self._inspector = inspector_for(self.backends())
+        return self._inspector
 
     def hosts(self) -> str:
         """``host:port`` list of the configured URI (credentials never shown)."""
@@ -118,6 +195,7 @@ class CliContext:
 
     def close(self) -> None:
         """Close what this invocation opened (the stores, then the client)."""
+        self._inspector = None
         if self._backends is not None:
             self._backends.close()
             self._backends = None

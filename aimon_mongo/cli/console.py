@@ -21,7 +21,10 @@ def _bind(value: str) -> tuple[str, int]:
 def console(
     ctx: typer.Context,
     uri: Annotated[
-        str | None, typer.Option("--uri", help="MongoDB connection string (overrides the global --uri).")
+        str | None,
+        typer.Option(
+            "--uri", help="Connection string: mongodb://, redis://, postgresql:// (overrides the global --uri)."
+        ),
     ] = None,
     bind: Annotated[str, typer.Option("--bind", help="HOST:PORT to listen on.")] = "127.0.0.1:8008",
     allow_writes: Annotated[
@@ -49,8 +52,14 @@ def console(
     except ConsoleConfigError as exc:
         raise typer.BadParameter(str(exc)) from None
     cli = _context.of(ctx)
+    if uri:
+        cli.uri = uri
+    if cli.backend == "memory":
+        raise CommandFailed("memory:// holds nothing outside the process that made it: the console cannot read it")
     data = ConsoleData(
-        uri=uri or cli.uri,
+        uri=cli.uri,
+        pg_schema=cli.pg_schema,
+        redis_root=cli.redis_root,
         session_db=cli.session_db,
         vfs_db=cli.vfs_db,
         bucket=cli.bucket,

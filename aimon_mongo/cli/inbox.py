@@ -1,9 +1,9 @@
-"""``aimon-mongo inbox ...`` and ``aimon-mongo quarantine ...``: MongoDB-level views of the session inbox.
+"""``aimon-mongo inbox ...`` and ``aimon-mongo quarantine ...``: operator views of the session inbox, on
+every backend (MongoDB, Redis, PostgreSQL), read through :mod:`aimon_mongo.inspect`.
 
 ``inbox peek`` reads a session's waiting entries without consuming them; ``inbox stats`` counts entries
-per session and priority with one aggregation on the inbox collection (plus the quarantined ones per
-session). ``quarantine`` lists, shows, replays and deletes the raw documents of entries that could not
-be decoded (see ``docs/operations.md``).
+per session and priority (plus the quarantined ones per session). ``quarantine`` lists, shows, replays
+and deletes the raw stored forms of entries that could not be decoded (see ``docs/operations.md``).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from typing import Annotated, Any
 
 import typer
 
-from aimon_mongo import names as n
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._errors import CommandFailed
 from aimon_mongo.cli._output import JsonFlag, cell, clip, print_table, table, when
-from aimon_mongo.model import InboundMessage, Priority
+from aimon_mongo.inspect import PRIORITY_NAMES, InboxStats
+from aimon_mongo.model import InboundMessage
 from aimon_mongo.model.record import QuarantinedEntry
 
-inbox_app = typer.Typer(help="Waiting inbox entries (MongoDB): peek without consuming, stats.")
+inbox_app = typer.Typer(help="Waiting inbox entries: peek without consuming, stats.")
 quarantine_app = typer.Typer(help="Inbox entries that could not be decoded: list, show, replay, delete.")
 
 SessionArg = Annotated[str, typer.Argument(help="Session (conversation) id.")]
@@ -40,7 +40,7 @@ def _message_json(message: InboundMessage) -> dict[str, Any]:
 def peek(ctx: typer.Context, session_id: SessionArg, limit: Limit = 64, as_json: JsonFlag = False) -> None:
     """A session's waiting entries in collect order (priority, then arrival), without consuming them."""
     cli = _context.of(ctx)
-    batch = cli.backends().inbox.peek(session_id, limit)
+    batch = cli.inspector().peek(session_id, limit)
     if as_json:
         cli.emit_json(
             {
@@ -67,11 +67,9 @@ def peek(ctx: typer.Context, session_id: SessionArg, limit: Limit = 64, as_json:
     print_table(cli.console, listing, f"inbox of session {session_id} is empty")
 
 
-def inbox_stats(database: Any, inbox: str, quarantine: str, session_id: str | None) -> list[dict[str, Any]]:
+def inbox_stats(cli: _context.CliContext, session_id: str | None) -> list[InboxStats]:
     """Per session: entries per priority, total, oldest delivery, quarantined entries (sorted by session)."""
-    from aimon_mongo.mongo import overview  # PyMongo: imported when a command runs, never for --help
-
-    return overview.inbox_stats(database, inbox, quarantine, None if session_id is None else [session_id])
+    return cli.inspector().inbox_stats(None if session_id is None else [session_id])
 
 
 @inbox_app.command("stats")
@@ -82,17 +80,16 @@ def stats(
 ) -> None:
     """Waiting entries per session and priority, the oldest delivery, and quarantined entries."""
     cli = _context.of(ctx)
-    names = cli.backends().collection_names
-    rows = inbox_stats(cli.session_database, names.inbox, names.quarantine, session_id)
+    rows = inbox_stats(cli, session_id)
     if as_json:
         cli.emit_json(rows)
         return
-    numbers = (*(priority.name for priority in Priority), "total", "quarantined")
+    numbers = (*PRIORITY_NAMES.values(), "total", "quarantined")
     listing = table("session", *numbers, "oldest", right=numbers)
     for entry in rows:
         listing.add_row(
             cell(entry["session_id"], "bold"),
-            *(cell(entry[name]) for name in numbers),
+            *(cell(entry[name]) for name in numbers),  # type: ignore[literal-required]
             cell(when(entry["oldest"])),
         )
     print_table(cli.console, listing, "no waiting or quarantined entries")
@@ -130,25 +127,19 @@ def quarantine_list(
 
 def _find_quarantined(ctx: typer.Context, quarantine_id: str) -> QuarantinedEntry:
     from bson import ObjectId
-    from bson.errors import InvalidId
-
-    from aimon_mongo.mongo.documents import quarantined_from_document
 
     cli = _context.of(ctx)
-    collection = cli.session_database[cli.backends().collection_names.quarantine]
-    try:
-        oid = ObjectId(quarantine_id)
-    except (InvalidId, TypeError):
-        raise CommandFailed(f"no quarantined entry {quarantine_id!r} (not an ObjectId)") from None
-    doc = collection.find_one({n.F_ID: oid})
-    if doc is None:
-        raise CommandFailed(f"no quarantined entry {quarantine_id!r}")
-    return quarantined_from_document(doc)
+    found = cli.inspector().find_quarantined(quarantine_id)
+    if found is None:
+        form = " (not an ObjectId)" if cli.backend == "mongo" and not ObjectId.is_valid(quarantine_id) else ""
+        raise CommandFailed(f"no quarantined entry {quarantine_id!r}{form}")
+    return found
 
 
 @quarantine_app.command("show")
 def quarantine_show(ctx: typer.Context, quarantine_id: QuarantineId, as_json: JsonFlag = False) -> None:
-    """One quarantined entry with its raw stored document (MongoDB Extended JSON, relaxed)."""
+    """One quarantined entry with its raw stored form (MongoDB: Extended JSON, relaxed; Redis, PostgreSQL:
+    the stored envelope text)."""
     from bson import json_util
     from bson.json_util import RELAXED_JSON_OPTIONS
 

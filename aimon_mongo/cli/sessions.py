@@ -13,6 +13,7 @@ import typer
 
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._output import JsonFlag, cell, print_table, table, when
+from aimon_mongo.inspect import LeaseState
 from aimon_mongo.model import BackgroundTask, TaskQuery, TaskState
 
 leases_app = typer.Typer(help="Session leases: holder, fencing token, expiry (server time).")
@@ -21,16 +22,12 @@ tasks_app = typer.Typer(help="Background sub-agent task records.")
 STATE_STYLES = {"held": "bold green", "expired": "yellow", "released": "dim", "none": "dim"}
 
 
-def lease_rows(ctx: typer.Context, session_id: str | None) -> list[dict[str, Any]]:
-    """The lock documents (one session's, or all), each with its state on the server's clock."""
-    from aimon_mongo.mongo.overview import lease_states  # PyMongo: imported when a command runs
-
-    cli = _context.of(ctx)
-    locks = cli.session_database[cli.backends().collection_names.locks]
-    return lease_states(locks, None if session_id is None else [session_id])
+def lease_rows(ctx: typer.Context, session_id: str | None) -> list[LeaseState]:
+    """The lease records (one session's, or all), each with its state on the server's clock."""
+    return _context.of(ctx).inspector().lease_states(None if session_id is None else [session_id])
 
 
-def _print_leases(cli: _context.CliContext, rows: list[dict[str, Any]]) -> None:
+def _print_leases(cli: _context.CliContext, rows: list[LeaseState]) -> None:
     listing = table("session", "state", "holder", "token", "acquired", "expires", right=("token",))
     for row in rows:
         listing.add_row(
@@ -53,7 +50,7 @@ def show(
     """The lease of one session: state, holder, fencing token, expiry."""
     cli = _context.of(ctx)
     rows = lease_rows(ctx, session_id)
-    row = (
+    row: LeaseState | dict[str, Any] = (
         rows[0]
         if rows
         else {

@@ -43,6 +43,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Shard the session stores' collections (and the GridFS chunks) through a mongos, as declared."""
         cli = _context.of(ctx)
+        cli.require_mongo()  # also for --print: the commands are MongoDB's
         overrides = dict(parse_key(option) for option in key or [])
         try:
             commands = shard_commands(

@@ -1,5 +1,6 @@
-"""What the console reads and (with ``--allow-writes``) changes: the MongoDB session stores and the GridFS
-filesystem, opened once per console process and closed with it."""
+"""What the console reads and (with ``--allow-writes``) changes: the session stores of the deployment ``uri``
+names (MongoDB, Redis or PostgreSQL), read through :mod:`aimon_mongo.inspect`, and on MongoDB the GridFS
+filesystem with its snapshots; opened once per console process and closed with it."""
 
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ from pymongo import MongoClient
 
 from aimon_mongo import names
 from aimon_mongo.errors import CodecError, VfsFileNotFoundError
+from aimon_mongo.inspect import Inspector, SessionDetail, SessionRow, inspector_for
 from aimon_mongo.model import BackgroundTask, TaskQuery
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.model.vfs import FileInfo, FsckReport, Usage
-from aimon_mongo.mongo import MongoSessionBackends, overview
 from aimon_mongo.mongo.clients import mongo_client
+from aimon_mongo.opening import backend_of, open_backends
 from aimon_mongo.snapshots import DEFAULT_SNAPSHOT_BASE_DIR, SnapshotEntry, VfsSessionSnapshotStore
 from aimon_mongo.snapshots.envelope import EnvelopeError, StoredEnvelope, decode_snapshot, read_envelope
 from aimon_mongo.snapshots.model import SessionSnapshot
@@ -36,8 +38,10 @@ class NotFound(LookupError):
 
 @dataclass
 class ConsoleData:
-    """The console's view of one deployment: ``uri``, the session database, the filesystem database and
-    bucket, and the snapshot directory inside that filesystem."""
+    """The console's view of one deployment: ``uri`` (``mongodb://``, ``redis://``, ``postgresql://`` ...),
+    the session database (MongoDB), schema (PostgreSQL, ``pg_schema``) or key root (Redis, ``redis_root``:
+    every key prefix moved under it), and on MongoDB the filesystem database and bucket and the snapshot
+    directory inside that filesystem (files and snapshots live in GridFS: other backends have none)."""
 
     uri: str
     session_db: str = names.DEFAULT_SESSION_DATABASE
@@ -46,9 +50,22 @@ class ConsoleData:
     snapshot_dir: str = DEFAULT_SNAPSHOT_BASE_DIR
     timeout_ms: int = 5000
     node_id: str = field(default_factory=lambda: f"{CONSOLE_NODE_PREFIX}-{uuid.uuid4().hex[:8]}")
+    pg_schema: str = names.PG_DEFAULT_SCHEMA
+    redis_root: str | None = None
     _client: MongoClient[dict[str, Any]] | None = None
-    _backends: MongoSessionBackends | None = None
+    _backends: Any = None
+    _inspector: Inspector | None = None
     _fs: GridFSFileSystem | None = None
+
+    @property
+    def backend(self) -> str:
+        """``mongo`` (also for a bare ``host:port`` list), ``redis`` or ``postgres``."""
+        return "mongo" if "://" not in self.uri else backend_of(self.uri)
+
+    @property
+    def has_files(self) -> bool:
+        """Whether the deployment has the GridFS filesystem (files and snapshots): MongoDB only."""
+        return self.backend == "mongo"
 
     @property
     def client(self) -> MongoClient[dict[str, Any]]:
@@ -57,13 +74,40 @@ class ConsoleData:
         return self._client
 
     @property
-    def backends(self) -> MongoSessionBackends:
+    def backends(self) -> Any:
+        """The session stores (a sync bundle of the backend ``uri`` names)."""
         if self._backends is None:
-            self._backends = MongoSessionBackends(self.client[self.session_db], self.node_id)
+            backend = self.backend
+            if backend == "mongo":
+                from aimon_mongo.mongo import MongoSessionBackends
+
+                self._backends = MongoSessionBackends(self.client[self.session_db], self.node_id)
+            elif backend == "postgres":  # the console never holds a lease: no replication check to run
+                self._backends = open_backends(
+                    self.uri, node_id=self.node_id, schema=self.pg_schema, replication_guard="off"
+                )
+            elif backend == "redis":
+                from aimon_mongo.redis import RedisKeyPrefixes
+
+                root = self.redis_root
+                prefixes = RedisKeyPrefixes() if root is None else RedisKeyPrefixes().under(root)
+                self._backends = open_backends(self.uri, node_id=self.node_id, key_prefixes=prefixes)
+            else:
+                raise ValueError("memory:// holds nothing outside the process that made it: the console cannot read it")
         return self._backends
 
     @property
+    def inspector(self) -> Inspector:
+        """The read-only views over :attr:`backends`."""
+        if self._inspector is None:
+            self._inspector = inspector_for(self.backends)
+        return self._inspector
+
+    @property
     def fs(self) -> GridFSFileSystem:
+        if not self.has_files:
+            shown = {"redis": "Redis", "postgres": "PostgreSQL"}.get(self.backend, self.backend)
+            raise NotFound(f"files and snapshots are kept in MongoDB (GridFS): this console reads a {shown} deployment")
         if self._fs is None:
             fs = GridFSFileSystem(self.client, self.vfs_db, self.bucket)
             fs.initialize()
@@ -75,40 +119,30 @@ class ConsoleData:
         for closing in (self._backends, self._fs, self._client):
             if closing is not None:
                 closing.close()
-        self._backends = self._fs = self._client = None
+        self._backends = self._fs = self._client = self._inspector = None
 
     # --- sessions ---------------------------------------------------------------------------------
 
     def server_time(self) -> datetime | None:
-        """The server's clock (``hello.localTime``), which decides lease expiry."""
-        found = self.client[self.session_db].command("hello").get("localTime")
-        return found if isinstance(found, datetime) else None
+        """The store's clock, which decides lease expiry."""
+        return self.inspector.server_time()
 
-    def sessions(self, after: str, limit: int) -> tuple[list[dict[str, Any]], str | None]:
-        names_ = self.backends.collection_names
-        return overview.session_page(self.client[self.session_db], names_, after, limit)
+    def sessions(self, after: str, limit: int) -> tuple[list[SessionRow], str | None]:
+        return self.inspector.session_page(after, limit)
 
-    def session(self, session_id: str) -> dict[str, Any]:
+    def session(self, session_id: str) -> SessionDetail:
         """One session's row (zeros and no lease when nothing is stored for it) and its waiting entries."""
-        names_ = self.backends.collection_names
-        database = self.client[self.session_db]
-        stats = overview.inbox_stats(database, names_.inbox, names_.quarantine, [session_id])
-        leases = overview.lease_states(database[names_.locks], [session_id])
-        row = stats[0] if stats else overview.empty_stats(session_id)
-        batch = self.backends.inbox.peek(session_id, 100)
-        return {**row, "lease": leases[0] if leases else None, "waiting": batch}
+        return self.inspector.session(session_id, 100)
 
     # --- quarantine ---------------------------------------------------------------------------------
 
     def quarantine(
         self, session_id: str | None, after: str | None, limit: int
     ) -> tuple[list[QuarantinedEntry], str | None]:
-        collection = self.client[self.session_db][self.backends.collection_names.quarantine]
-        return overview.quarantine_page(collection, session_id, after, limit)
+        return self.inspector.quarantine_page(session_id, after, limit)
 
     def quarantined(self, quarantine_id: str) -> QuarantinedEntry:
-        collection = self.client[self.session_db][self.backends.collection_names.quarantine]
-        entry = overview.find_quarantined(collection, quarantine_id)
+        entry = self.inspector.find_quarantined(quarantine_id)
         if entry is None:
             raise NotFound(f"no quarantined entry {quarantine_id!r}")
         return entry
@@ -121,7 +155,8 @@ class ConsoleData:
         except ValueError as exc:
             raise ValueError(f"the corrected document is not Extended JSON: {type(exc).__name__}") from None
         try:
-            return self.backends.inbox.replay_quarantined(quarantine_id, raw)
+            new_id: str = self.backends.inbox.replay_quarantined(quarantine_id, raw)
+            return new_id
         except CodecError as exc:
             raise ValueError(f"not replayed, the entry is kept: {exc}") from None
 
@@ -132,8 +167,7 @@ class ConsoleData:
     # --- tasks --------------------------------------------------------------------------------------
 
     def tasks(self, query: TaskQuery | None, offset: int, limit: int) -> tuple[list[BackgroundTask], bool]:
-        collection = self.client[self.session_db][self.backends.collection_names.tasks]
-        return overview.tasks_page(collection, query, offset, limit)
+        return self.inspector.tasks_page(query, offset, limit)
 
     # --- snapshots ----------------------------------------------------------------------------------
 
@@ -195,6 +229,12 @@ class ConsoleData:
 
 
 def raw_json(entry: QuarantinedEntry) -> str:
-    """The raw stored document of a quarantined entry as relaxed Extended JSON (what replay accepts)."""
+    """The raw stored form of a quarantined entry as JSON: MongoDB's document as relaxed Extended JSON (what
+    replay accepts), the envelope text of Redis and PostgreSQL as its JSON value when it parses."""
     value = json.loads(json_util.dumps(entry.raw, json_options=RELAXED_JSON_OPTIONS))
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
     return json.dumps(value, indent=2, ensure_ascii=False)

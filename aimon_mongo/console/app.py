@@ -121,6 +121,10 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
     templates.filters["when"] = _when
     templates.filters["size"] = _size
     templates.globals["version"] = aimon_mongo.__version__
+    templates.globals["has_files"] = data.has_files
+    templates.globals["backend"] = {"mongo": "MongoDB", "redis": "Redis", "postgres": "PostgreSQL"}.get(
+        data.backend, data.backend
+    )
     app = FastAPI(
         title="aimon-mongo console",
         version=aimon_mongo.__version__,
@@ -448,7 +452,7 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
     @app.get("/api/session", response_model=api.SessionDetail, tags=["sessions"])
     def api_session(id: str) -> api.SessionDetail:
         """One session: inbox depth per priority, lease, and its next 100 waiting entries."""
-        row = data.session(require_id(id, "id"))
+        row: dict[str, Any] = dict(data.session(require_id(id, "id")))
         batch = row.pop("waiting")
         waiting = [
             api.WaitingEntry(

@@ -121,9 +121,9 @@ def _mask_option(match: re.Match[str]) -> str:
 
 
 def uri_hosts(uri: str) -> str:
-    """The ``host:port`` list of ``uri`` (a URI or a bare host list, as ``MongoClient`` takes), never its
-    credentials; ``<invalid URI>`` when it cannot be parsed. ``mongodb+srv://`` shows the SRV name (no DNS
-    lookup is made)."""
+    """The ``host:port`` list of ``uri`` (a URI or a bare host list, as ``MongoClient`` takes; the one host
+    of a ``redis://`` or ``postgresql://`` URL), never its credentials; ``<invalid URI>`` when it cannot be
+    parsed. ``mongodb+srv://`` shows the SRV name (no DNS lookup is made)."""
     from pymongo.errors import ConfigurationError, InvalidURI
     from pymongo.uri_parser import split_hosts
 
@@ -135,6 +135,12 @@ def uri_hosts(uri: str) -> str:
             hosts = rest.partition("/")[0].rpartition("@")[2]
             if scheme == "mongodb+srv":
                 return hosts or "<invalid URI>"
+            if scheme in ("redis", "rediss", "postgresql", "postgres"):  # one host
+                from urllib.parse import urlsplit
+
+                found = urlsplit(uri)
+                host = found.hostname or "localhost"
+                return f"{host}:{found.port}" if found.port else host
             if scheme != "mongodb":
                 return "<invalid URI>"
             nodes = split_hosts(hosts)

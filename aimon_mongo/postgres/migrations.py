@@ -72,3 +72,30 @@ def ledger_ddl(schema: str) -> sql.Composed:
 def lock_key(schema: str) -> str:
     """Text hashed into the advisory lock that serialises concurrent ``ensure_schema`` calls."""
     return f"aimon_mongo.ensure_schema:{schema}"
+
+
+def migration_script(schema: str) -> str:
+    """Every migration as one ``psql`` script for ``schema``, in one transaction: the schema, the ledger, each
+    ``V<n>`` file under ``search_path`` = the schema, and its ledger row — what :func:`ensure_schema` applies
+    to a new schema, for an operator who applies DDL by hand (``aimon-mongo init-db --print-sql``). It is
+    meant for a new schema: it runs every file, where :func:`ensure_schema` applies only the pending ones."""
+    require_schema_name(schema)
+    quoted = sql.Identifier(schema).as_string(None)
+    ledger = sql.Identifier(schema, n.PG_SCHEMA_VERSION).as_string(None)
+    parts = [
+        f"-- aimon-mongo session schema {schema} (migrations V1..V{len(migrations())}); apply with psql -1 -f",
+        "BEGIN;",
+        f"SELECT pg_advisory_xact_lock(hashtext('{lock_key(schema)}'));",
+        f"CREATE SCHEMA IF NOT EXISTS {quoted};",
+        ledger_ddl(schema).as_string(None) + ";",
+        f"SET LOCAL search_path TO {quoted};",
+    ]
+    for migration in migrations():
+        parts += [
+            f"-- V{migration.version}__{migration.name}.sql",
+            migration.text.rstrip(),
+            f"INSERT INTO {ledger} (version, name) VALUES ({migration.version}, '{migration.name}') "
+            "ON CONFLICT (version) DO NOTHING;",
+        ]
+    parts.append("COMMIT;")
+    return "\n".join(parts) + "\n"

@@ -110,3 +110,12 @@ def segment_from_row(row: Sequence[Any]) -> LogSegment:
         payload=payload,
         created_at=created_at,
     )
+
+
+def quarantine_row_id(quarantine_id: str) -> int | None:
+    """The quarantine row id named by ``quarantine_id``; ``None`` when it cannot name a row (not decimal, or
+    beyond ``bigint``), which then reads as "not there"."""
+    if not quarantine_id.isascii() or not quarantine_id.isdigit():
+        return None
+    value = int(quarantine_id)
+    return value if 0 < value < 2**63 else None

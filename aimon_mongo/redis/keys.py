@@ -135,7 +135,31 @@ class RedisKeys:
     def session_of_quarantine(self, key: str) -> str | None:
         return _between(key, f"{self.prefixes.inbox}:{self._open}", f"{self._close}:{n.REDIS_QUARANTINE_SUFFIX}")
 
+    def inbox_scan_pattern(self) -> str:
+        """``SCAN`` pattern of every session's inbox keys (tier streams and quarantine streams)."""
+        return f"{glob_escape(self.prefixes.inbox)}:{self._open}*{self._close}:*"
+
+    def session_of_inbox_key(self, key: str) -> str | None:
+        """The session of a tier or quarantine stream key, or ``None`` for a key of another form."""
+        for suffix in (*(p.name for p in Priority), n.REDIS_QUARANTINE_SUFFIX):
+            found = _between(key, f"{self.prefixes.inbox}:{self._open}", f"{self._close}:{suffix}")
+            if found is not None:
+                return found
+        return None
+
     # --- lease ---
+    def lock_scan_pattern(self) -> str:
+        """``SCAN`` pattern of every lease key and fencing counter (``<lock>:lock:*`` covers both)."""
+        return f"{glob_escape(self.prefixes.lock)}:{n.REDIS_LOCK_SEGMENT}:*"
+
+    def session_of_lock_key(self, key: str) -> str | None:
+        """The session of a lease key or fencing counter key, or ``None`` for a key of another form (in
+        the frozen layout a session id starting ``fence:`` reads as a counter: the layouts overlap)."""
+        fence = _between(key, f"{self.prefixes.lock}:{n.REDIS_FENCE_SEGMENT}:{self._open}", self._close)
+        if fence is not None:
+            return fence
+        return _between(key, f"{self.prefixes.lock}:{n.REDIS_LOCK_SEGMENT}:{self._open}", self._close)
+
     def lock(self, session_id: str) -> str:
         return f"{self.prefixes.lock}:{n.REDIS_LOCK_SEGMENT}:{self._sid(session_id)}"
 

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -20,11 +20,12 @@ from aimon_mongo.codec.inbound import to_mongo_document
 from aimon_mongo.console import ConsoleData, ConsoleSettings, create_app
 from aimon_mongo.console import server as console_server
 from aimon_mongo.demo import transcript as demo
-from aimon_mongo.model import BackgroundTask, InboundMessage, Principal, Priority, TaskState, TextInput
+from aimon_mongo.model import Priority, TaskState
 from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
 from aimon_mongo.snapshots import Message, Role, SessionSnapshot, VfsSessionSnapshotStore
 from aimon_mongo.standin import free_port
 from aimon_mongo.vfs import GridFSFileSystem
+from tests.backend_seed import message, put_tasks
 
 XSS = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
 XSS_FILE = "workspace/c-1/<img src=x onerror=alert(1)>.md"
@@ -38,17 +39,6 @@ class Seeded:
     db_name: str
     quarantine_id: str
     lease_token: int
-
-
-def message(session: str, text: str, priority: Priority) -> InboundMessage:
-    return InboundMessage(
-        session_id=session,
-        agent_ref="analyst",
-        user_input=TextInput(text=text),
-        priority=priority,
-        initiator=Principal.user("alice"),
-        delivered_at=datetime.now(UTC),
-    )
 
 
 def seed(client: MongoClient[dict[str, Any]], db_name: str) -> Seeded:
@@ -77,21 +67,7 @@ def seed(client: MongoClient[dict[str, Any]], db_name: str) -> Seeded:
         store.save(demo.TASK_ID, demo.SUBAGENT, demo.CONTEXT_ID, demo.turn_transcript())
         hostile = SessionSnapshot.of_messages("c-9", [Message.text(Role.USER, XSS), Message.text(Role.ASSISTANT, "ok")])
         store.save(XSS_TASK, "analyst", "agent:analyst:c-9", hostile)
-        now = datetime.now(UTC)
-        for task_id, state in ((demo.TASK_ID, TaskState.COMPLETED), ("c-2-turn-1", TaskState.RUNNING)):
-            node_b.tasks.put(
-                BackgroundTask(
-                    task_id=task_id,
-                    subagent_name="analyst",
-                    state=TaskState.RUNNING,
-                    start_time=now,
-                    description="summarise the chart",
-                    owner=Principal.user("alice"),
-                    agent_runtime_id=demo.CONTEXT_ID,
-                )
-            )
-            if state is not TaskState.RUNNING:
-                node_b.tasks.transition(task_id, state)
+        put_tasks(node_b, demo.CONTEXT_ID, ((demo.TASK_ID, TaskState.COMPLETED), ("c-2-turn-1", TaskState.RUNNING)))
         quarantined = node_a.inbox.list_quarantined(demo.SESSION_ID)
         return Seeded(db_name, quarantined[0].id, lease.fencing_token)
     finally:

@@ -79,7 +79,8 @@ def test_snapshots_by_context_and_transcript_api(app_client: AppClient, seeded: 
 def test_a_page_of_sessions_costs_the_same_whatever_the_store_holds(
     mongo_uri: str, seeded: Seeded, mongo_client: MongoClient[dict[str, Any]]
 ) -> None:
-    from aimon_mongo.mongo import overview
+    from aimon_mongo.inspect import Inspector
+    from aimon_mongo.inspect.mongo import MongoInspectionDriver
     from aimon_mongo.mongo.collections import MongoCollectionNames
     from aimon_mongo.mongo.command_log import CommandLog
 
@@ -92,7 +93,8 @@ def test_a_page_of_sessions_costs_the_same_whatever_the_store_holds(
 
         def page() -> tuple[int, list[dict[str, Any]]]:
             with log.recording() as seen:
-                rows, _ = overview.session_page(counted[seeded.db_name], MongoCollectionNames(), "", 10)
+                driver = MongoInspectionDriver(counted[seeded.db_name], MongoCollectionNames())
+                rows, _ = Inspector(driver, node.inbox).session_page("", 10)
             return seen.round_trips, rows
 
         before, rows = page()

@@ -20,6 +20,7 @@ from aimon_mongo.exported import exported_from
 from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.postgres._async.pool import AsyncPgPool
+from aimon_mongo.postgres.rows import quarantine_row_id
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._async.inbox import AsyncInbox, Triage
 from aimon_mongo.services.composed import located
@@ -158,7 +159,7 @@ class AsyncPostgresInboxDriver:
         ]
 
     async def find_quarantined(self, quarantine_id: str) -> str | None:
-        row_id = _row_id(quarantine_id)
+        row_id = quarantine_row_id(quarantine_id)
         if row_id is None:
             return None
         async with self._pool.connection() as conn:
@@ -168,7 +169,7 @@ class AsyncPostgresInboxDriver:
 
     async def restore(self, quarantine_id: str, message: InboundMessage, encoded: str) -> str | None:
         """Drop the quarantine row and insert the entry in one transaction (two replays deliver it once)."""
-        row_id = _row_id(quarantine_id)
+        row_id = quarantine_row_id(quarantine_id)
         async with self._pool.connection() as conn, conn.transaction():
             if row_id is None or not await self._delete(conn, row_id):
                 return None
@@ -176,7 +177,7 @@ class AsyncPostgresInboxDriver:
         return new_id
 
     async def delete_quarantined(self, quarantine_id: str) -> bool:
-        row_id = _row_id(quarantine_id)
+        row_id = quarantine_row_id(quarantine_id)
         if row_id is None:
             return False
         async with self._pool.connection() as conn:
@@ -193,12 +194,3 @@ def AsyncPostgresSessionInbox(pool: AsyncPgPool, schema: str) -> AsyncInbox[str,
 
     A factory: the :class:`~aimon_mongo.services.AsyncInbox` service over :class:`AsyncPostgresInboxDriver`."""
     return AsyncInbox(AsyncPostgresInboxDriver(pool, schema))
-
-
-def _row_id(quarantine_id: str) -> int | None:
-    """The quarantine row id named by ``quarantine_id``; ``None`` when it cannot name a row (not decimal, or
-    beyond ``bigint``), which then reads as "not there"."""
-    if not quarantine_id.isascii() or not quarantine_id.isdigit():
-        return None
-    value = int(quarantine_id)
-    return value if 0 < value < 2**63 else None

@@ -25,6 +25,7 @@ from aimon_mongo.postgres._sync.schema import apply_migrations
 from aimon_mongo.postgres._sync.segments import PostgresSegmentDriver
 from aimon_mongo.postgres._sync.signals import PostgresSessionSignalBus
 from aimon_mongo.postgres._sync.tasks import PostgresTaskDriver
+from aimon_mongo.postgres.failures import translate
 from aimon_mongo.postgres.migrations import require_schema_name
 from aimon_mongo.postgres.replication import (
     DEFAULT_GUARD,
@@ -72,6 +73,8 @@ class PostgresSessionBackends(ClosingBundle):
     Behind a transaction-mode pooler (PgBouncer): pass ``pooled=True`` (no statement is ever prepared)
     and ``listen_dsn``, a connection string that reaches the server directly, for the LISTEN connection
     (through the pooler the listener never hears a doorbell and falls back to its 5 s self-poll).
+    ``ensure_schema=True`` applies the pending migrations (:meth:`ensure_schema`) on the bundle's first use,
+    before anything else runs (what :func:`aimon_mongo.open_backends` passes for ``ensure_schema=True``).
     """
 
     def __init__(
@@ -88,8 +91,12 @@ class PostgresSessionBackends(ClosingBundle):
         replication_guard: ReplicationGuard = DEFAULT_GUARD,
         pooled: bool = False,
         listen_dsn: str | None = None,
+        ensure_schema: bool = False,
     ) -> None:
         self.node_id = require_id(node_id, "node_id")
+        if not isinstance(ensure_schema, bool):
+            raise InvalidArgumentError(f"ensure_schema must be a bool, got {type(ensure_schema).__name__}")
+        self._migrate_first = ensure_schema
         self.schema = require_schema_name(schema)
         self.replication_guard = require_guard(replication_guard)
         self._report: ReplicationReport | None = None
@@ -100,7 +107,7 @@ class PostgresSessionBackends(ClosingBundle):
             max_size=pool_max_size,
             timeout=timeout,
             application_name=f"aimon-mongo {self.node_id}"[:63],
-            first_use=None if self.replication_guard == "off" else self._judge_replication,
+            first_use=self._first_use if ensure_schema or self.replication_guard != "off" else None,
             pooled=pooled,
             listen_dsn=listen_dsn,
         )
@@ -132,6 +139,17 @@ class PostgresSessionBackends(ClosingBundle):
             if self._report is None:
                 self._report = _read_report(conn)
         return self._report
+
+    def _first_use(self, conn: psycopg.Connection[Any]) -> None:
+        # The pool runs this until it returns once: the migrations (when asked), then the replication check.
+        if self._migrate_first:
+            try:
+                apply_migrations(conn, self.schema)
+            except psycopg.Error as exc:
+                raise translate(exc, SchemaMigrationError, self.endpoint) from exc
+            self._migrate_first = False
+        if self.replication_guard != "off":
+            self._judge_replication(conn)
 
     def _judge_replication(self, conn: psycopg.Connection[Any]) -> None:
         # The pool runs this until it returns once: a refusal is judged again at the next use.

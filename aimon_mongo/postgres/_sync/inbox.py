@@ -21,6 +21,7 @@ from aimon_mongo.exported import exported_from
 from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.postgres._sync.pool import PgPool
+from aimon_mongo.postgres.rows import quarantine_row_id
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services._sync.inbox import Inbox, Triage
 from aimon_mongo.services.composed import located
@@ -159,7 +160,7 @@ class PostgresInboxDriver:
         ]
 
     def find_quarantined(self, quarantine_id: str) -> str | None:
-        row_id = _row_id(quarantine_id)
+        row_id = quarantine_row_id(quarantine_id)
         if row_id is None:
             return None
         with self._pool.connection() as conn:
@@ -169,7 +170,7 @@ class PostgresInboxDriver:
 
     def restore(self, quarantine_id: str, message: InboundMessage, encoded: str) -> str | None:
         """Drop the quarantine row and insert the entry in one transaction (two replays deliver it once)."""
-        row_id = _row_id(quarantine_id)
+        row_id = quarantine_row_id(quarantine_id)
         with self._pool.connection() as conn, conn.transaction():
             if row_id is None or not self._delete(conn, row_id):
                 return None
@@ -177,7 +178,7 @@ class PostgresInboxDriver:
         return new_id
 
     def delete_quarantined(self, quarantine_id: str) -> bool:
-        row_id = _row_id(quarantine_id)
+        row_id = quarantine_row_id(quarantine_id)
         if row_id is None:
             return False
         with self._pool.connection() as conn:
@@ -194,12 +195,3 @@ def PostgresSessionInbox(pool: PgPool, schema: str) -> Inbox[str, _Row, str]:
 
     A factory: the :class:`~aimon_mongo.services.Inbox` service over :class:`PostgresInboxDriver`."""
     return Inbox(PostgresInboxDriver(pool, schema))
-
-
-def _row_id(quarantine_id: str) -> int | None:
-    """The quarantine row id named by ``quarantine_id``; ``None`` when it cannot name a row (not decimal, or
-    beyond ``bigint``), which then reads as "not there"."""
-    if not quarantine_id.isascii() or not quarantine_id.isdigit():
-        return None
-    value = int(quarantine_id)
-    return value if 0 < value < 2**63 else None
