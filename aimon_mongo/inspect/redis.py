@@ -14,11 +14,11 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from aimon_mongo.codec.instant import from_epoch_millis
 from aimon_mongo.errors import AimonStorageError
 from aimon_mongo.inspect.service import LeaseState, Waiting, listed_page, page_after
 from aimon_mongo.model import BackgroundTask, Priority, TaskQuery
 from aimon_mongo.model.record import QuarantinedEntry
-from aimon_mongo.redis.replies import from_millis
 
 if TYPE_CHECKING:
     from aimon_mongo.redis import RedisSessionBackends
@@ -56,7 +56,7 @@ class RedisInspectionDriver:
     def server_time(self) -> datetime | None:
         with self._io.guard(AimonStorageError, "server time"):
             seconds, micros = self._io.call("TIME")
-        return from_millis(int(seconds) * 1000 + int(micros) // 1000)
+        return from_epoch_millis(int(seconds) * 1000 + int(micros) // 1000)
 
     def sessions_after(self, after: str, limit: int) -> list[str]:
         with self._io.guard(AimonStorageError, "session listing"):
@@ -78,7 +78,7 @@ class RedisInspectionDriver:
                 length, first = int(replies[at]), replies[at + 1]
                 at += 2
                 if length:
-                    oldest = from_millis(int(first[0][0].split(b"-", 1)[0])) if first else None
+                    oldest = from_epoch_millis(int(first[0][0].split(b"-", 1)[0])) if first else None
                     yield sid, priority.ordinal, length, oldest
 
     def quarantined(self, sessions: Sequence[str] | None) -> Iterator[tuple[str, int]]:
