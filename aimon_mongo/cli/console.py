@@ -35,7 +35,15 @@ def console(
 ) -> None:
     """Serve the web console: sessions, quarantine, snapshots, files, tasks, signals (read-only by default)."""
     try:
-        from aimon_mongo.console import TOKEN_ENV, ConsoleConfigError, ConsoleData, ConsoleSettings, serve
+        from aimon_mongo.console import (
+            TOKEN_ENV,
+            ConsoleBindError,
+            ConsoleConfigError,
+            ConsoleData,
+            ConsoleSettings,
+            listen,
+            serve,
+        )
     except ImportError as exc:
         raise CommandFailed(
             f"the console needs the 'console' extra (pip install 'aimon-mongo[console]'): {exc}"
@@ -48,6 +56,10 @@ def console(
         settings.check()
     except ConsoleConfigError as exc:
         raise typer.BadParameter(str(exc)) from None
+    try:
+        sock = listen(settings)
+    except ConsoleBindError as exc:
+        raise CommandFailed(str(exc)) from None
     cli = _context.of(ctx)
     data = ConsoleData(
         uri=uri or cli.uri,
@@ -58,7 +70,7 @@ def console(
         timeout_ms=cli.timeout_ms,
     )
     cli.err.print(f"aimon-mongo console on http://{host}:{port}/ ({'writes allowed' if allow_writes else 'read-only'})")
-    serve(data, settings)
+    serve(data, settings, sock)
 
 
 def register(app: typer.Typer) -> None:

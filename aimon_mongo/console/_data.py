@@ -80,7 +80,9 @@ class ConsoleData:
 
     def server_time(self) -> datetime | None:
         """The server's clock (``hello.localTime``), which decides lease expiry."""
-        found = self.client[self.session_db].command("hello").get("localTime")
+        # command() decodes with PyMongo's default options unless told: naive datetimes, without their zone
+        database = self.client[self.session_db]
+        found = database.command("hello", codec_options=database.codec_options).get("localTime")
         return found if isinstance(found, datetime) else None
 
     def sessions(self, after: str, limit: int) -> tuple[list[dict[str, Any]], str | None]:
