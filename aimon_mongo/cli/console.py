@@ -9,6 +9,7 @@ import typer
 
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._errors import CommandFailed
+from aimon_mongo.cli._options import not_blank
 
 
 def _bind(value: str) -> tuple[str, int]:
@@ -21,7 +22,8 @@ def _bind(value: str) -> tuple[str, int]:
 def console(
     ctx: typer.Context,
     uri: Annotated[
-        str | None, typer.Option("--uri", help="MongoDB connection string (overrides the global --uri).")
+        str | None,
+        typer.Option("--uri", help="MongoDB connection string (overrides the global --uri).", callback=not_blank),
     ] = None,
     bind: Annotated[str, typer.Option("--bind", help="HOST:PORT to listen on.")] = "127.0.0.1:8008",
     allow_writes: Annotated[
