@@ -26,7 +26,7 @@ import pytest
 from tests.examples.test_examples import EXPECTED
 
 ROOT = Path(__file__).resolve().parents[2]
-EXTRAS = "redis,postgres,fsspec,cli,langgraph"
+EXTRAS = "redis,postgres,fsspec,cli,langgraph,deepagents"  # deepagents: its example (and LangGraph for the other)
 TIMEOUT = 900
 
 
