@@ -40,6 +40,11 @@ class BackendUnavailable(AimonStorageError):
     """The store could not be reached, or did not answer within the configured timeout."""
 
 
+class BackendRefused(BackendUnavailable):
+    """The server was reached and refused the connection: the database or role does not exist, or the
+    login failed (retrying will not help; the connection settings must change)."""
+
+
 class StaleFencingTokenError(AimonStorageError):
     """A fenced write carried a fencing token lower than one the store already accepted."""
 

@@ -23,6 +23,7 @@ from aimon_mongo.cli import _context
 from aimon_mongo.cli._context import CliContext
 from aimon_mongo.cli._errors import GuardedGroup, run_guarded
 from aimon_mongo.cli._logging import log_to_stderr
+from aimon_mongo.cli._options import not_blank
 from aimon_mongo.connection import DEFAULT_URI, GENERIC_URI_ENV, URI_ENV, resolve_mongodb_uri, uri_source
 
 app = typer.Typer(
@@ -52,6 +53,7 @@ def _global_options(
             f"[default: ${URI_ENV}, else ${GENERIC_URI_ENV}, else {DEFAULT_URI}]"
         ),
         show_default=False,
+        callback=not_blank,
     ),
     db: str = typer.Option(names.DEFAULT_VFS_DATABASE, "--db", help="Database of the virtual filesystem."),
     bucket: str = typer.Option(names.DEFAULT_GRIDFS_BUCKET, "--bucket", help="GridFS bucket of the filesystem."),

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -238,6 +239,9 @@ def of(ctx: typer.Context) -> CliContext:
 
 
 def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):  # one form in every --json, pydantic's: UTC with a Z
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return aware.astimezone(UTC).isoformat().replace("+00:00", "Z")
     if hasattr(value, "isoformat"):
         return value.isoformat()
     if hasattr(value, "model_dump"):

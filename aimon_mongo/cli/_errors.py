@@ -17,6 +17,7 @@ from aimon_mongo.connection import URI_PRECEDENCE
 from aimon_mongo.errors import (
     AimonStorageError,
     BackendConnectionError,
+    BackendRefused,
     BackendUnavailable,
     VfsBackendUnavailable,
 )
@@ -106,6 +107,8 @@ def failure_line(exc: BaseException) -> str | None:
 def _unreachable(exc: BackendUnavailable) -> bool:
     """Whether the server could not be reached: a VFS storage failure (a corrupt file, a failed move) is in
     the same family but gets no hint about starting the server."""
+    if isinstance(exc, BackendRefused):  # reached, and refused: starting the server is not the fix
+        return False
     return not isinstance(exc, BackendConnectionError) or isinstance(exc, VfsBackendUnavailable)
 
 

@@ -26,6 +26,8 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
+from aimon_mongo.cli._errors import CommandFailed
+from aimon_mongo.errors import VirtualFileSystemError
 from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.vfs.protocol import FileSystem
 
@@ -70,19 +72,29 @@ def download(fs: FileSystem, source: str, destination: Path, console: Console) -
         kept_mode = None
     with fs.open_input(source) as reader:
         temp = destination.with_name(f".{destination.name}.{secrets.token_hex(4)}.part")
-        # 0o666 here: the umask then decides, as it does for cp and mongofiles
-        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            # 0o666 here: the umask then decides, as it does for cp and mongofiles
+            handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except OSError as exc:
+            raise _local_failure(exc, destination) from None
         try:
             with os.fdopen(handle, "wb") as out, _progress(f"get {source}", reader.size, console) as advance:
                 copied = _pump(reader.read, out.write, advance)
             if kept_mode is not None:
                 os.chmod(temp, kept_mode)
             os.replace(temp, destination)
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
+            if isinstance(exc, OSError) and not isinstance(exc, VirtualFileSystemError):
+                raise _local_failure(exc, destination) from None
             raise
     return copied
+
+
+def _local_failure(exc: OSError, destination: Path) -> CommandFailed:
+    """A local write failure naming the destination, never the temporary file it was written through."""
+    return CommandFailed(f"cannot write {destination}: {exc.strerror or type(exc).__name__}")
 
 
 def upload(fs: FileSystem, source: Path | IO[bytes], destination: str, console: Console) -> FileInfo:

@@ -36,10 +36,11 @@ def register(app: typer.Typer) -> None:
 
 
 def _delegate(app: typer.Typer, name: str, module: str, summary: str) -> None:
-    """``aimon-mongo NAME ARGS...`` runs ``module.main(ARGS)`` (its own parser, help and exit status)."""
+    """``aimon-mongo NAME ARGS...`` runs ``module.main(ARGS, prog="aimon-mongo NAME")`` (its own parser,
+    help and exit status; its usage names the command as typed)."""
 
     def run(ctx: typer.Context) -> None:
-        code = importlib.import_module(module).main(list(ctx.args))
+        code = importlib.import_module(module).main(list(ctx.args), prog=f"aimon-mongo {name}")
         if code:
             raise typer.Exit(code)
 

@@ -9,6 +9,7 @@ import typer
 
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._errors import CommandFailed
+from aimon_mongo.cli._options import not_blank
 
 
 def _bind(value: str) -> tuple[str, int]:
@@ -23,7 +24,9 @@ def console(
     uri: Annotated[
         str | None,
         typer.Option(
-            "--uri", help="Connection string: mongodb://, redis://, postgresql:// (overrides the global --uri)."
+            "--uri",
+            help="Connection string: mongodb://, redis://, postgresql:// (overrides the global --uri).",
+            callback=not_blank,
         ),
     ] = None,
     bind: Annotated[str, typer.Option("--bind", help="HOST:PORT to listen on.")] = "127.0.0.1:8008",
@@ -38,7 +41,15 @@ def console(
 ) -> None:
     """Serve the web console: sessions, quarantine, snapshots, files, tasks, signals (read-only by default)."""
     try:
-        from aimon_mongo.console import TOKEN_ENV, ConsoleConfigError, ConsoleData, ConsoleSettings, serve
+        from aimon_mongo.console import (
+            TOKEN_ENV,
+            ConsoleBindError,
+            ConsoleConfigError,
+            ConsoleData,
+            ConsoleSettings,
+            listen,
+            serve,
+        )
     except ImportError as exc:
         raise CommandFailed(
             f"the console needs the 'console' extra (pip install 'aimon-mongo[console]'): {exc}"
@@ -51,6 +62,10 @@ def console(
         settings.check()
     except ConsoleConfigError as exc:
         raise typer.BadParameter(str(exc)) from None
+    try:
+        sock = listen(settings)
+    except ConsoleBindError as exc:
+        raise CommandFailed(str(exc)) from None
     cli = _context.of(ctx)
     if uri:
         cli.uri = uri
@@ -67,7 +82,7 @@ def console(
         timeout_ms=cli.timeout_ms,
     )
     cli.err.print(f"aimon-mongo console on http://{host}:{port}/ ({'writes allowed' if allow_writes else 'read-only'})")
-    serve(data, settings)
+    serve(data, settings, sock)
 
 
 def register(app: typer.Typer) -> None:

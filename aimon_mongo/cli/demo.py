@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from aimon_mongo.cli import _context
-from aimon_mongo.cli._output import JsonFlag
+from aimon_mongo.cli._options import not_blank
+from aimon_mongo.cli._output import JsonFlag, cell
 from aimon_mongo.connection import URI_PRECEDENCE, resolve_mongodb_uri
 
 
@@ -19,7 +20,9 @@ def register(app: typer.Typer) -> None:
         uri: Annotated[
             str | None,
             typer.Option(
-                "--uri", help="Run against this deployment (else AIMON_MONGODB_URI, MONGODB_URI, or a stand-in)."
+                "--uri",
+                help="Run against this deployment (else AIMON_MONGODB_URI, MONGODB_URI, or a stand-in).",
+                callback=not_blank,
             ),
         ] = None,
         database: Annotated[
@@ -60,3 +63,18 @@ def register(app: typer.Typer) -> None:
         )
         if as_json:
             cli.emit_json(summary)
+
+    @app.command("drop-demo")
+    def drop_demo(
+        ctx: typer.Context,
+        databases: Annotated[
+            list[str], typer.Argument(help="The demo's databases (its closing words name them), on --uri.")
+        ],
+    ) -> None:
+        """Drop the databases of a demo run (refused, nothing dropped, for a database that holds no demo run)."""
+        from aimon_mongo.demo import drop_demo as drop
+
+        cli = _context.of(ctx)
+        drop(cli.client, list(dict.fromkeys(databases)))  # DemoError: one error line, nothing dropped
+        for name in dict.fromkeys(databases):
+            cli.console.print(cell(f"dropped {name}"), soft_wrap=True)

@@ -17,6 +17,8 @@ import typer
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._errors import CommandFailed
 from aimon_mongo.cli._output import JsonFlag, cell, clip, print_table, table, when
+from aimon_mongo.codec.inbound import to_json_envelope
+from aimon_mongo.errors import CodecError
 from aimon_mongo.inspect import PRIORITY_NAMES, InboxStats
 from aimon_mongo.model import InboundMessage
 from aimon_mongo.model.record import QuarantinedEntry
@@ -31,7 +33,6 @@ Limit = Annotated[int, typer.Option("--limit", min=1, help="At most this many en
 
 def _message_json(message: InboundMessage) -> dict[str, Any]:
     """A message as its frozen JSON envelope (the Redis/PostgreSQL form), with the inbox id."""
-    from aimon_mongo.codec.inbound import to_json_envelope
 
     return {"id": message.id, **json.loads(to_json_envelope(message))}
 
@@ -158,7 +159,35 @@ def quarantine_show(ctx: typer.Context, quarantine_id: QuarantineId, as_json: Js
     ):
         cli.console.print(cell(f"{label}: ", "bold") + cell(value), soft_wrap=True)
     cli.console.print(cell("raw document:", "bold"))
-    cli.console.print(cell(json.dumps(raw, indent=2, ensure_ascii=False)), soft_wrap=True, highlight=False)
+    for line in json.dumps(raw, indent=2, ensure_ascii=False).splitlines():  # cell() escapes a line break
+        cli.console.print(cell(line), soft_wrap=True, highlight=False)
+
+
+FROM_WANTS = (
+    "--from wants the stored document, corrected: the output of 'quarantine show ID --json' (its \"raw\" "
+    "member is replayed) or that member alone, as Extended JSON"
+)
+
+
+def _corrected(from_file: Path, quarantine_id: str) -> Any:
+    """The document ``--from`` names: a ``quarantine show --json`` output gives its ``raw`` member (when it
+    is the same entry), anything else is taken as the stored document itself."""
+    from bson import json_util
+
+    try:
+        found = json_util.loads(from_file.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CommandFailed(f"{from_file} is not a JSON document: {type(exc).__name__} ({FROM_WANTS})") from None
+    if not isinstance(found, dict):
+        raise CommandFailed(f"{from_file} holds a JSON {type(found).__name__}, not a document ({FROM_WANTS})")
+    if isinstance(found.get("raw"), dict) and "quarantined_at" in found:  # the shape of 'quarantine show --json'
+        if found.get("id") != quarantine_id:
+            raise CommandFailed(
+                f"{from_file} is quarantined entry {found.get('id')!r} ('quarantine show --json'), "
+                f"not {quarantine_id!r}"
+            )
+        return found["raw"]
+    return found
 
 
 @quarantine_app.command("replay")
@@ -168,22 +197,26 @@ def quarantine_replay(
     from_file: Annotated[
         Path | None,
         typer.Option(
-            "--from", exists=True, dir_okay=False, help="A corrected document (Extended JSON) to deliver instead."
+            "--from",
+            exists=True,
+            dir_okay=False,
+            help=(
+                "A corrected document to deliver instead: the output of 'quarantine show ID --json', edited "
+                "(its raw member), or that member alone (Extended JSON)."
+            ),
         ),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Decode the entry again (or a corrected document) and deliver it; the quarantined copy is removed."""
     cli = _context.of(ctx)
-    raw = None
-    if from_file is not None:
-        from bson import json_util
-
-        try:
-            raw = json_util.loads(from_file.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise CommandFailed(f"{from_file} is not a JSON document: {type(exc).__name__}") from None
-    new_id = cli.backends().inbox.replay_quarantined(quarantine_id, raw)
+    raw = None if from_file is None else _corrected(from_file, quarantine_id)
+    try:
+        new_id = cli.backends().inbox.replay_quarantined(quarantine_id, raw)
+    except CodecError as exc:
+        if from_file is None:
+            raise
+        raise CommandFailed(f"{exc}; the entry is kept ({FROM_WANTS})") from None
     if as_json:
         cli.emit_json({"quarantine_id": quarantine_id, "inbox_id": new_id})
     else:

@@ -9,8 +9,9 @@ import typer
 
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._errors import CommandFailed
+from aimon_mongo.cli._output import JsonFlag
 from aimon_mongo.errors import InvalidArgumentError
-from aimon_mongo.mongo.placement import HASHED, shard_collections, shard_commands
+from aimon_mongo.mongo.placement import HASHED, mongosh_command, shard_collections, shard_commands
 
 
 def parse_key(option: str) -> tuple[str, Any]:
@@ -39,7 +40,11 @@ def register(app: typer.Typer) -> None:
             typer.Option("--key", help="Override a collection's key: ROLE=field[:1|:hashed][,...] or ROLE=none."),
         ] = None,
         no_vfs: Annotated[bool, typer.Option("--no-vfs", help="Leave the GridFS bucket out.")] = False,
-        print_only: Annotated[bool, typer.Option("--print", help="Only print the commands (nothing is sent).")] = False,
+        print_only: Annotated[
+            bool,
+            typer.Option("--print", help="Only print the commands, as mongosh lines (nothing is sent)."),
+        ] = False,
+        as_json: JsonFlag = False,
     ) -> None:
         """Shard the session stores' collections (and the GridFS chunks) through a mongos, as declared."""
         cli = _context.of(ctx)
@@ -55,12 +60,18 @@ def register(app: typer.Typer) -> None:
         except InvalidArgumentError as exc:
             raise CommandFailed(f"refused: {exc}") from None
         if print_only:
-            for command in commands:
-                print(command)
+            if as_json:
+                cli.emit_json(commands)
+            else:
+                for command in commands:
+                    print(mongosh_command(command))
             return
         try:
-            shard_collections(cli.client, commands)
+            replies = shard_collections(cli.client, commands)
         except InvalidArgumentError as exc:
             raise CommandFailed(f"refused: {exc}") from None
+        if as_json:
+            cli.emit_json([{"command": c, "reply": r} for c, r in zip(commands, replies, strict=True)])
+            return
         for command in commands:
             cli.console.print(f"sharded {command['shardCollection']} on {command['key']}")

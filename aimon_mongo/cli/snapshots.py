@@ -119,8 +119,15 @@ def export(
     file: Annotated[Path, typer.Argument(help="Local file to write ('-' for stdout).")],
     text: Annotated[bool, typer.Option("--text", help="Write the plain-text rendering instead.")] = False,
     base_dir: BaseDir = DEFAULT_SNAPSHOT_BASE_DIR,
+    force: Annotated[bool, typer.Option("--force", "-f", help="Replace the local file if it exists.")] = False,
 ) -> None:
-    """Write a stored snapshot to a local file: the stored envelope verbatim, or --text."""
+    """Write a stored snapshot to a local file: the stored envelope verbatim, or --text. Refuses to replace
+    a file that exists unless --force is given."""
+    if str(file) != "-" and (file.exists() or file.is_symlink()):
+        if file.is_dir():
+            raise CommandFailed(f"{file} is a directory; name the file to write")
+        if not force:
+            raise CommandFailed(f"{file} already exists (--force replaces it)")
     store = _store(ctx, base_dir)
     data, envelope = _read(store, task_id)
     if text:

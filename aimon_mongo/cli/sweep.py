@@ -18,7 +18,7 @@ from aimon_mongo import names
 from aimon_mongo.cli import _context
 from aimon_mongo.cli._errors import CommandFailed
 from aimon_mongo.cli._output import JsonFlag, cell, table
-from aimon_mongo.errors import BackendUnavailable
+from aimon_mongo.errors import BackendRefused, BackendUnavailable, InvalidArgumentError
 
 DSN_ENV = "AIMON_POSTGRES_DSN"
 """Where ``sweep`` finds the PostgreSQL connection string when ``--postgres`` is not given."""
@@ -69,6 +69,18 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option("--fences/--no-fences", help="Also delete the fence rows of sessions with nothing left."),
         ] = True,
+        replication_guard: Annotated[
+            str | None,
+            typer.Option(
+                "--replication-guard",
+                metavar="require|warn|off",
+                help=(
+                    "What a server without a connected synchronous standby gets: refused (require), one warning "
+                    "(warn), or nothing (off, for a cron job on a single server) [default: warn]."
+                ),
+                show_default=False,
+            ),
+        ] = None,
         as_json: JsonFlag = False,
     ) -> None:
         """Delete what PostgreSQL keeps until swept, in batches: old signals, expired idempotency rows,
@@ -79,8 +91,14 @@ def register(app: typer.Typer) -> None:
             raise CommandFailed(f"sweep needs a PostgreSQL connection string: pass --postgres DSN or set {DSN_ENV}")
         try:  # imported here: the other commands work without the postgres extra
             from aimon_mongo.postgres import PostgresSessionBackends
+            from aimon_mongo.postgres.replication import require_guard
         except ModuleNotFoundError as exc:
             raise CommandFailed("sweep needs the postgres extra: pip install 'aimon-mongo[postgres]'") from exc
+        if replication_guard is not None:
+            try:
+                require_guard(replication_guard)
+            except InvalidArgumentError as exc:
+                raise typer.BadParameter(str(exc), param_hint="--replication-guard") from None
         given = {
             "batch_size": batch_size,
             "signals_older_than": signals_older_than,
@@ -93,8 +111,11 @@ def register(app: typer.Typer) -> None:
         }
         try:
             timeout = cli.timeout_ms / 1000
-            with PostgresSessionBackends(dsn, "aimon-mongo-sweep", schema=schema, timeout=timeout) as node:
+            guard: dict[str, Any] = {} if replication_guard is None else {"replication_guard": replication_guard}
+            with PostgresSessionBackends(dsn, "aimon-mongo-sweep", schema=schema, timeout=timeout, **guard) as node:
                 report = node.sweep(fences=fences, **options)
+        except BackendRefused as exc:  # reached, and refused: a missing database, a failed login
+            raise CommandFailed(f"{exc} (--postgres / {DSN_ENV} names the database and the role)") from exc
         except BackendUnavailable as exc:
             raise CommandFailed(f"{exc} (start the server or pass --postgres / set {DSN_ENV})") from exc
         counts = {field: getattr(report, field) for field, _, _ in TABLES}

@@ -22,7 +22,7 @@ from aimon_mongo.cli._transfer import download, read_all, upload
 from aimon_mongo.cli._views import DIRECTORY_STYLE, display_name, file_tree
 from aimon_mongo.errors import VfsFileExistsError, VfsFileNotFoundError
 from aimon_mongo.model.vfs import FileInfo
-from aimon_mongo.vfs import paths
+from aimon_mongo.vfs import paths, patterns
 from aimon_mongo.vfs.protocol import FileSystem
 
 vfs_app = typer.Typer(help="Files of the virtual filesystem (GridFS): ls, tree, cat, get, put, rm, ...")
@@ -355,7 +355,15 @@ def find(
     max_results: Annotated[int | None, typer.Option("--max", min=1, help="Stop after this many.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Files under a directory whose base name matches a glob."""
+    """Files under a directory whose base name matches a glob ('*' and '?'; no classes, braces or '/')."""
+    refused = sorted(set(pattern) & set(patterns.REMOVED))
+    if refused or not pattern:
+        # the library's find drops these characters (the reference's sanitising): a pattern with them
+        # would silently match something else, or nothing
+        what = f"has {', '.join(repr(ch) for ch in refused)}" if refused else "is empty"
+        raise typer.BadParameter(
+            f"{pattern!r} {what}: find matches base names with '*' and '?' only", param_hint="PATTERN"
+        )
     fs = _fs(ctx)
     found = fs.find(normalize(path), pattern, max_results)
     cli = _context.of(ctx)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hmac
 import ipaddress
 import json
@@ -22,7 +23,7 @@ import logging
 import secrets
 import urllib.parse
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
@@ -77,6 +78,52 @@ CSP = (
 
 class ConsoleConfigError(ValueError):
     """The console cannot start with these settings (the message says why)."""
+
+
+class SignalTails:
+    """The open signal tails of one console: :meth:`stop` ends them all at once (the console is stopping).
+
+    A tail is a response that never finishes on its own; a stopping server would wait for it until its
+    grace period ran out and then cancel it mid-stream (a traceback in the log). Each tail waits on its own
+    event, created in the tail's event loop; :meth:`stop` is called from that loop (the server's).
+    """
+
+    def __init__(self) -> None:
+        self._open: set[asyncio.Event] = set()
+        self.stopped = False
+
+    @contextlib.contextmanager
+    def open(self) -> Iterator[asyncio.Event]:
+        """An event set when the console stops (already set when it has), for the tail's lifetime."""
+        event = asyncio.Event()
+        if self.stopped:
+            event.set()
+        self._open.add(event)
+        try:
+            yield event
+        finally:
+            self._open.discard(event)
+
+    def stop(self) -> None:
+        """End every open tail, and every tail opened from now on."""
+        self.stopped = True
+        for event in list(self._open):
+            event.set()
+
+
+async def _next_signal(
+    queue: asyncio.Queue[SessionSignal], stopping: asyncio.Event, timeout: float
+) -> SessionSignal | None:
+    """The next signal of a tail; ``None`` after ``timeout`` seconds without one, or when the console stops."""
+    getting = asyncio.ensure_future(queue.get())
+    waiting = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait((getting, waiting), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (getting, waiting):
+            if not task.done():
+                task.cancel()
+    return getting.result() if getting.done() and not getting.cancelled() else None
 
 
 def is_loopback(host: str) -> bool:
@@ -135,6 +182,8 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
     )
     app.state.data = data
     app.state.settings = settings
+    tails = SignalTails()
+    app.state.signal_tails = tails
     app.router.add_event_handler("shutdown", data.close)
 
     def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
@@ -145,14 +194,22 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
 
     # --- safety on every request ---------------------------------------------------------------------
 
+    def wants_json(request: Request) -> bool:
+        return request.url.path.startswith("/api/")
+
+    def refusal(request: Request, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+        """A request refused before it reached a route: JSON ``{"detail": ...}`` on the API, as every other
+        API error, plain text elsewhere."""
+        if wants_json(request):
+            return JSONResponse({"detail": message}, status_code=status, headers=headers)
+        return PlainTextResponse(message, status_code=status, headers=headers)
+
     @app.middleware("http")
     async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         if settings.token is not None:
             supplied = _supplied_token(request)
             if supplied is None or not hmac.compare_digest(supplied.encode(), settings.token.encode()):
-                return PlainTextResponse(
-                    "authentication required", status_code=401, headers={"WWW-Authenticate": "Bearer"}
-                )
+                return refusal(request, 401, "authentication required", {"WWW-Authenticate": "Bearer"})
             if request.query_params.get("token") is not None and request.method == "GET":
                 kept = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
                 target = request.url.path + (f"?{urllib.parse.urlencode(kept)}" if kept else "")
@@ -160,7 +217,7 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
                 response.set_cookie(TOKEN_COOKIE, settings.token, httponly=True, samesite="strict")
                 return _harden(response)
         elif (request.url.hostname or "") not in LOOPBACK_NAMES:
-            return PlainTextResponse("this console answers loopback host names only", status_code=421)
+            return refusal(request, 421, "this console answers loopback host names only")
         cookie = request.cookies.get(CSRF_COOKIE)
         fresh = cookie is None or len(cookie) < 32
         request.state.csrf = secrets.token_urlsafe(32) if fresh else cookie
@@ -184,9 +241,6 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
         return form
 
     # --- errors: a clear message, never a traceback ---------------------------------------------------
-
-    def wants_json(request: Request) -> bool:
-        return request.url.path.startswith("/api/")
 
     def failure(request: Request, status: int, message: str) -> Response:
         if wants_json(request):
@@ -418,17 +472,17 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
 
         async def events() -> AsyncIterator[str]:
             try:
-                yield ": connected\n\n"
-                idle = 0
-                while not await request.is_disconnected():
-                    try:
-                        signal = await asyncio.wait_for(queue.get(), 1.0)
-                    except TimeoutError:
-                        idle += 1
-                        if idle % 15 == 0:
-                            yield ": keep-alive\n\n"
-                        continue
-                    yield f"event: signal\ndata: {json.dumps(_signal_json(signal), ensure_ascii=False)}\n\n"
+                with tails.open() as stopping:
+                    yield ": connected\n\n"
+                    idle = 0
+                    while not stopping.is_set() and not await request.is_disconnected():
+                        signal = await _next_signal(queue, stopping, 1.0)
+                        if signal is None:
+                            idle += 1
+                            if idle % 15 == 0 and not stopping.is_set():
+                                yield ": keep-alive\n\n"
+                            continue
+                        yield f"event: signal\ndata: {json.dumps(_signal_json(signal), ensure_ascii=False)}\n\n"
             finally:
                 await run_in_threadpool(subscription.unsubscribe)
 

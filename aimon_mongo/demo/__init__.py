@@ -22,14 +22,14 @@ from rich.console import Console
 from rich.rule import Rule
 
 from aimon_mongo.connection import resolve_mongodb_uri, uri_source
-from aimon_mongo.demo.scenario import DemoError, Narrator, previous_run, run_scenario
+from aimon_mongo.demo.scenario import DemoError, Narrator, drop_demo, previous_run, run_scenario
 from aimon_mongo.mongo.clients import mongo_client, uri_hosts
 from aimon_mongo.snapshots import SessionSnapshot
 from aimon_mongo.standin import mongodb_or_standin
 from aimon_mongo.standin.cli import DATA_FILE
 from aimon_mongo.vfs import GridFSFileSystem
 
-__all__ = ["DemoError", "main", "run_demo"]
+__all__ = ["DemoError", "drop_demo", "main", "run_demo"]
 
 DATABASE_PREFIX = "aimon_demo_"
 
@@ -103,6 +103,7 @@ def run_demo(
     say: Narrator = SilentNarrator() if as_json else RichNarrator(out)
     session_db = database or f"{DATABASE_PREFIX}{uuid.uuid4().hex[:10]}"
     files_db = vfs_database or session_db
+    databases = list(dict.fromkeys((session_db, files_db)))
     configured = resolve_mongodb_uri(uri)
     if configured is None and not as_json:
         out.print(
@@ -133,8 +134,7 @@ def run_demo(
                 )
             summary = run_scenario(client, session_db, say, files_db)
             if drop:
-                for name in {session_db, files_db}:
-                    client.drop_database(name)
+                drop_demo(client, databases)
         finally:
             client.close()
     summary = {
@@ -153,13 +153,15 @@ def run_demo(
 def _closing_words(out: Console, session_db: str, files_db: str, standin: bool, drop: bool, data: Path | None) -> None:
     out.print()
     out.print(Rule(style="green"))
+    databases = list(dict.fromkeys((session_db, files_db)))
     browse = (
         f"  aimon-mongo --db {files_db} vfs tree\n"
         f"  aimon-mongo --db {files_db} snapshots show c-1-turn-1\n"
         f"  aimon-mongo --session-db {session_db} leases show c-1"
     )
     if drop:
-        out.print(f"[green]done[/green]; database {session_db} was dropped.")
+        named = " and ".join(databases)
+        out.print(f"[green]done[/green]; database{'s' if len(databases) > 1 else ''} {named} dropped.", highlight=False)
     elif standin and data is None:
         out.print(
             "[green]done[/green]; the stand-in was stopped (its data went with it: --data DIR keeps it).",
@@ -175,7 +177,8 @@ def _closing_words(out: Console, session_db: str, files_db: str, standin: bool, 
     else:
         out.print(
             f"[green]done[/green]; browse what the nodes stored (same URI):\n{browse}\n"
-            f"  (drop it afterwards: db.getSiblingDB('{session_db}').dropDatabase() in mongosh)",
+            f"  (drop {'them' if len(databases) > 1 else 'it'} afterwards, same URI: "
+            f"aimon-mongo drop-demo {' '.join(databases)})",
             highlight=False,
         )
 

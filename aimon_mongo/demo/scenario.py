@@ -33,7 +33,13 @@ from aimon_mongo.model import (
     UserInput,
 )
 from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
-from aimon_mongo.snapshots import JsonSessionSnapshotCodec, SessionSnapshot, VfsSessionSnapshotStore, render_lines
+from aimon_mongo.snapshots import (
+    DEFAULT_SNAPSHOT_BASE_DIR,
+    JsonSessionSnapshotCodec,
+    SessionSnapshot,
+    VfsSessionSnapshotStore,
+    render_lines,
+)
 from aimon_mongo.vfs import GridFSFileSystem
 
 NODE_A = "node-a"
@@ -115,6 +121,29 @@ def previous_run(client: MongoClient[dict[str, Any]], database: str) -> bool:
     """True when ``database`` already holds the lease record of the demo's session (a second run there
     would start at other fencing tokens than the scenario tells)."""
     return client[database][n.MONGO_LOCKS].find_one({n.F_ID: t.SESSION_ID}, {n.F_ID: 1}) is not None
+
+
+def holds_demo(client: MongoClient[dict[str, Any]], database: str) -> bool:
+    """True when ``database`` holds what a demo run stores: the lease record of its session (the session
+    stores' database) or its transcript snapshot in the default GridFS bucket (the files' database)."""
+    if previous_run(client, database):
+        return True
+    files = client[database][f"{n.DEFAULT_GRIDFS_BUCKET}.{n.GRIDFS_FILES_SUFFIX}"]
+    snapshot = f"{DEFAULT_SNAPSHOT_BASE_DIR}/{t.TASK_ID}.json"
+    return files.find_one({n.GRIDFS_FILENAME: snapshot}, {n.F_ID: 1}) is not None
+
+
+def drop_demo(client: MongoClient[dict[str, Any]], databases: list[str]) -> None:
+    """Drop the databases of a demo run; refuses (:class:`DemoError`, nothing dropped) when one of them
+    holds no demo run, so a mistyped name never drops an application's data."""
+    strangers = [name for name in databases if not holds_demo(client, name)]
+    if strangers:
+        raise DemoError(
+            f"database {strangers[0]!r} holds no demo run (no lease of {t.SESSION_ID}, no "
+            f"{DEFAULT_SNAPSHOT_BASE_DIR}/{t.TASK_ID}.json): nothing was dropped"
+        )
+    for name in databases:
+        client.drop_database(name)
 
 
 def _steps(

@@ -37,7 +37,8 @@ class MongoInspectionDriver:
         self.names = names or MongoCollectionNames()
 
     def server_time(self) -> datetime | None:
-        found = self.database.command("hello").get("localTime")
+        # command() decodes with PyMongo's default options unless told: naive datetimes, without their zone
+        found = self.database.command("hello", codec_options=self.database.codec_options).get("localTime")
         return found if isinstance(found, datetime) else None
 
     def sessions_after(self, after: str, limit: int) -> list[str]:

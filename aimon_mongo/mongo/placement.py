@@ -22,6 +22,8 @@ for a cluster, refusing a layout that would break a protocol or send hot operati
 from __future__ import annotations
 
 import enum
+import json
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -305,14 +307,24 @@ def render_docs() -> str:
         allowed = ", ".join(f"`{f}`" for f in p.routing_fields) or "-"
         lines.append(f"| `{name}` | {p.kind.value} | {_shown(p.key)} | {allowed} | {p.why} |")
     lines += ["", "The commands `aimon-mongo shard-collections` sends for the default names:", "", "```"]
-    lines += [f"db.adminCommand({_js(cmd)})" for cmd in shard_commands()]
+    lines += [mongosh_command(cmd) for cmd in shard_commands()]
     lines += ["```", "", END]
     return "\n".join(lines)
 
 
-def _js(command: Mapping[str, Any]) -> str:
-    key = ", ".join(f"{f}: {h!r}".replace("'", '"') for f, h in command["key"].items())
-    return f'{{shardCollection: "{command["shardCollection"]}", key: {{{key}}}}}'
+_JS_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def mongosh_command(command: Mapping[str, Any]) -> str:
+    """A ``shardCollection`` command (from :func:`shard_commands`) as the mongosh line that sends it:
+    ``db.adminCommand({shardCollection: "db.coll", key: {_id: "hashed"}})`` (strings quoted as JSON, a key
+    field that is not a plain name quoted too)."""
+
+    def name(field: str) -> str:
+        return field if _JS_NAME.fullmatch(field) else json.dumps(field)
+
+    key = ", ".join(f"{name(f)}: {json.dumps(h)}" for f, h in command["key"].items())
+    return f"db.adminCommand({{shardCollection: {json.dumps(command['shardCollection'])}, key: {{{key}}}}})"
 
 
 def refresh_docs(page: Path = DOC_PAGE, *, check: bool = False) -> bool:

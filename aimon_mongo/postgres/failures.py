@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
+from aimon_mongo.errors import AimonStorageError, BackendRefused, BackendUnavailable, InvalidArgumentError
 from aimon_mongo.services.failures import Translator
 
 # SQLSTATE classes/codes that mean "the server is not there for us": connection exceptions (08...),
@@ -54,8 +54,26 @@ def is_unavailable(exc: BaseException) -> bool:
     return state is None or state.startswith("08") or state in _UNAVAILABLE_CODES
 
 
+_REFUSALS = ("does not exist", "authentication failed", "no pg_hba.conf entry")
+"""What the server's FATAL answer to a connection attempt says when it was reached and refused it (libpq
+gives such a failure no SQLSTATE): retrying will not help, the connection settings must change."""
+
+
+def refusal(exc: BaseException) -> str | None:
+    """The server's reason when ``exc`` is a connection it reached and refused (``database "x" does not
+    exist``, a failed login), else ``None``."""
+    if not isinstance(exc, psycopg.OperationalError) or exc.sqlstate is not None:
+        return None
+    _, fatal, said = str(exc).partition("FATAL:")
+    said = " ".join(said.split())
+    return said if fatal and any(marker in said for marker in _REFUSALS) else None
+
+
 def translate(exc: psycopg.Error, family: type[AimonStorageError], where: str) -> AimonStorageError:
     """The aimon error for ``exc`` raised while talking to the server at ``where`` (``host:port``)."""
+    refused = refusal(exc)
+    if refused is not None:
+        return BackendRefused(f"PostgreSQL at {where} refused the connection: {refused}")
     reason = _reason(exc)
     if is_unavailable(exc):
         return BackendUnavailable(f"PostgreSQL at {where} is not reachable: {reason}")
@@ -72,6 +90,11 @@ class translated(Translator):
     def translate(self, exc: BaseException) -> None:
         if not isinstance(exc, psycopg.Error):
             return  # not psycopg's: it propagates unchanged
+        refused = refusal(exc)
+        if refused is not None:
+            raise BackendRefused(
+                f"PostgreSQL at {self.endpoint} refused the connection ({self.action}): {refused}"
+            ) from exc
         reason = _reason(exc)
         if is_unavailable(exc):
             raise BackendUnavailable(

@@ -49,10 +49,14 @@ def _no_project(command: str) -> ops.Outcome:
     return ops.Outcome(command, False, str(error), error.code)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed so an outer CLI can reuse its help)."""
+PROG = "python -m aimon_mongo.schema_gate"
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The argument parser (exposed so an outer CLI can reuse its help); ``prog`` is the command its usage
+    names (``aimon-mongo schema`` when run from there)."""
     parser = argparse.ArgumentParser(
-        prog="python -m aimon_mongo.schema_gate",
+        prog=prog,
         description="Persisted-schema gate: every stored-shape change needs an acknowledgement record.",
     )
     _common_options(parser, json=False, root=None, declarations=DEFAULT_DECLARATIONS)
@@ -111,9 +115,10 @@ def _declarations(value: str) -> str | Path:
     return Path(value) if Path(value).is_dir() else value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv``, run, print the outcome; returns the exit status (0, 1, or 2 for usage)."""
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
+    """Parse ``argv``, run, print the outcome; returns the exit status (0, 1, or 2 for usage). ``prog``: the
+    command the usage names."""
+    parser = build_parser(prog)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help

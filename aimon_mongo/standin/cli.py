@@ -35,9 +35,9 @@ DATA_FILE = "aimon-standin.sqlite"
 """The SQLite database file of ``--data DIR``."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "aimon-mongo standin") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="aimon-mongo standin",
+        prog=prog,
         description="A local MongoDB stand-in (mongoeco wire server) for trying aimon-mongo and for tests.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -51,9 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` and run; returns the exit status."""
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, prog: str = "aimon-mongo standin") -> int:
+    """Parse ``argv`` and run; returns the exit status. ``prog``: the command the usage names."""
+    parser = build_parser(prog)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help

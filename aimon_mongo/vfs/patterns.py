@@ -11,7 +11,9 @@ from functools import lru_cache
 
 from aimon_mongo.errors import InvalidArgumentError
 
-_REMOVED = str.maketrans("", "", "/\\{}[]")
+REMOVED = "/\\{}[]"
+"""The characters sanitising removes from a pattern."""
+_REMOVED = str.maketrans("", "", REMOVED)
 _STARS = re.compile(r"\*{2,}")
 
 

@@ -90,3 +90,30 @@ def test_demo_keeps_its_database_for_browsing(cli: Cli, mongo_client: MongoClien
         assert (lease["state"], lease["fencing_token"]) == ("released", summary["lease_a"]["fencing_token"])
     finally:
         mongo_client.drop_database(database)
+
+
+def test_drop_demo_drops_both_databases_and_refuses_others(cli: Cli, mongo_client: MongoClient[Any]) -> None:
+    session_db, files_db = f"aimon_demo_s{os.getpid()}", f"aimon_demo_f{os.getpid()}"
+    told = cli("demo", "--session-db", session_db, "--db", files_db, database=False)
+    assert told.code == 0, told.stderr
+    assert f"aimon-mongo drop-demo {session_db} {files_db}" in told.stdout  # the hint names both, no mongosh
+    mongo_client["not_a_demo"]["x"].insert_one({"kept": True})
+    try:
+        line = cli("drop-demo", session_db, "not_a_demo", database=False).failed_with_one_line()
+        assert "'not_a_demo' holds no demo run" in line and "nothing was dropped" in line
+        assert {session_db, files_db, "not_a_demo"} <= set(mongo_client.list_database_names())
+        dropped = cli("drop-demo", session_db, files_db, database=False)
+        assert dropped.code == 0, dropped.stderr
+        assert dropped.stdout.split() == ["dropped", session_db, "dropped", files_db]
+        assert not {session_db, files_db} & set(mongo_client.list_database_names())
+    finally:
+        for name in (session_db, files_db, "not_a_demo"):
+            mongo_client.drop_database(name)
+
+
+def test_demo_drop_says_both_databases(cli: Cli, mongo_client: MongoClient[Any]) -> None:
+    session_db, files_db = f"aimon_demo_t{os.getpid()}", f"aimon_demo_g{os.getpid()}"
+    told = cli("demo", "--drop", "--session-db", session_db, "--db", files_db, database=False)
+    assert told.code == 0, told.stderr
+    assert f"databases {session_db} and {files_db} dropped" in told.stdout
+    assert not {session_db, files_db} & set(mongo_client.list_database_names())

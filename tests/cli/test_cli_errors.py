@@ -104,3 +104,22 @@ def test_schema_group_runs_the_gate() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("schema gate: ")
     assert _invoke("schema", "no-such-subcommand").code == 2
+
+
+@pytest.mark.parametrize("args", [["--uri", ""], ["--uri", " "]], ids=["empty", "blank"])
+def test_an_empty_uri_is_refused_not_read_as_not_given(args: list[str]) -> None:
+    for command in (["vfs", "ls"], ["console"], ["demo"]):
+        where = [*args, *command] if command == ["vfs", "ls"] else [*command, *args]
+        run = _invoke(*where)
+        assert run.code == 2, (where, run.stderr)
+        assert "Invalid value for '--uri': is empty" in run.stderr
+
+
+def test_delegated_groups_name_themselves_as_typed() -> None:
+    for group in ("schema", "standin"):
+        done = subprocess.run(
+            [sys.executable, "-m", "aimon_mongo", group, "--help"], capture_output=True, text=True, cwd=ROOT
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(f"usage: aimon-mongo {group} "), done.stdout[:80]
+    assert "aimon-mongo schema: error: unrecognized arguments: --bogus" in _invoke("schema", "check", "--bogus").stderr

@@ -8,6 +8,7 @@ completion, plain help, recursive and stdin/stdout transfers, an empty ``ls`` th
 from __future__ import annotations
 
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -339,3 +340,16 @@ def test_dash_is_stdin_for_put_and_stdout_for_get(cli_process: Cli, mongo_uri: s
     assert got.returncode == 0 and got.stdout == data
     refused = subprocess.run([*base, "put", "-", "piped/"], input=b"x", capture_output=True, env=env, timeout=120)
     assert refused.returncode == 1 and b"name the file to write from stdin" in refused.stderr
+
+
+NOT_THE_COMMANDS = {"--file": "mongosh", "--eval": "mongosh", "--check": "python -m aimon_mongo.mongo.placement"}
+"""Options docs/operations.md names that belong to other programs."""
+
+
+def test_every_option_operations_md_names_is_one_the_command_takes() -> None:
+    page = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", page)) - set(NOT_THE_COMMANDS)
+    helps = "\n".join(_help(*command) for command in _commands())
+    helps += "\n".join(_help(*own) for own in (["standin", "serve"], ["schema", "check"]))  # their own parsers
+    taken = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", helps))
+    assert named - taken == set(), f"docs/operations.md names options no command takes: {sorted(named - taken)}"

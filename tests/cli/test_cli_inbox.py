@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -140,3 +141,36 @@ def test_inbox_groups_as_a_real_process(cli_process: Cli, node: Any) -> None:
     assert cli_process("inbox", "stats", "--json").json()[0]["total"] == 1
     assert cli_process("quarantine", "list", "--json").json() == []
     cli_process("quarantine", "delete", str(ObjectId())).failed_with_one_line()
+
+
+def test_quarantine_show_is_readable_and_replay_takes_its_json(
+    cli: Cli, node: Any, mongo_client: MongoClient[Any], mongo_db_name: str, tmp_path: Path
+) -> None:
+    _quarantine_one(node, mongo_client[mongo_db_name])
+    entry = cli("quarantine", "list", "--json").json()[0]
+    shown = cli("quarantine", "show", entry["id"]).stdout
+    assert "\\u000a" not in shown and '  "payload": {' in shown.splitlines()  # indented JSON, a line per member
+    raw = shown.split("raw document:\n", 1)[1]
+    assert json.loads(raw)["payload"]["deliveredAt"] == "yesterday"
+
+    saved = tmp_path / "entry.json"
+    saved.write_text(cli("quarantine", "show", "--json", entry["id"]).stdout)
+    kept = cli("quarantine", "replay", "--from", str(saved), entry["id"]).failed_with_one_line()
+    assert "deliveredAt" in kept and "the entry is kept" in kept  # its raw member was replayed, still bad
+    wrong_shape = tmp_path / "wrong.json"
+    wrong_shape.write_text('{"hello": "world"}')
+    wants = cli("quarantine", "replay", "--from", str(wrong_shape), entry["id"]).failed_with_one_line()
+    assert "--from wants the stored document" in wants and "quarantine show ID --json" in wants
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    assert "not a document" in cli("quarantine", "replay", "--from", str(listed), entry["id"]).failed_with_one_line()
+    other = str(ObjectId())
+    assert f"not '{other}'" in cli("quarantine", "replay", "--from", str(saved), other).failed_with_one_line()
+
+    fixed = json.loads(saved.read_text())
+    fixed["raw"]["payload"]["deliveredAt"] = fixed["raw"]["deliveredAt"]  # the repair: a real instant
+    saved.write_text(json.dumps(fixed))
+    replayed = cli("quarantine", "replay", "--json", "--from", str(saved), entry["id"]).json()
+    assert replayed["quarantine_id"] == entry["id"]
+    assert cli("quarantine", "list", "--json").json() == []
+    assert [m["id"] for m in cli("inbox", "peek", "--json", "c-7").json()["messages"]] == [replayed["inbox_id"]]

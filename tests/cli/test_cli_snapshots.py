@@ -118,3 +118,14 @@ def test_snapshots_group_as_a_real_process(cli_process: Cli, store: Any) -> None
     shown = cli_process("snapshots", "show", "golden-task")
     assert shown.code == 0
     assert shown.stdout == (GOLDEN / "golden-task.txt").read_text(encoding="utf-8")
+
+
+def test_export_refuses_to_overwrite_without_force(cli: Cli, store: Any, tmp_path: Path) -> None:
+    kept = tmp_path / "mine.json"
+    kept.write_text("my own file")
+    line = cli("snapshots", "export", "golden-task", str(kept)).failed_with_one_line()
+    assert line == f"aimon-mongo: error: {kept} already exists (--force replaces it)"
+    assert kept.read_text() == "my own file"
+    assert cli("snapshots", "export", "--force", "golden-task", str(kept)).code == 0
+    assert kept.read_bytes() == GOLDEN_ENVELOPE
+    assert "is a directory" in cli("snapshots", "export", "-f", "golden-task", str(tmp_path)).failed_with_one_line()

@@ -5,10 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import uuid
 from datetime import timedelta
 from typing import Any
 
 import psycopg
+import psycopg.conninfo
 from psycopg import sql
 from typer.testing import CliRunner
 
@@ -99,3 +101,33 @@ def test_a_library_warning_is_one_prefixed_line_and_pool_retries_are_left_out() 
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
     said = "aimon-mongo: warning: collection x is missing\naimon-mongo: error: request /x failed\n"  # no traceback
     assert (done.returncode, done.stderr) == (0, said)
+
+
+def _sweep_process(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "aimon_mongo", "sweep", *args], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+
+
+def test_a_cron_job_can_silence_the_single_server_warning(postgres_dsn: str, pg_schema: str) -> None:
+    warned = _sweep_process("--postgres", postgres_dsn, "--schema", pg_schema)  # this server has no standby
+    assert warned.returncode == 0, warned.stderr
+    assert warned.stderr.startswith("aimon-mongo: warning: PostgreSQL at ") and "synchronous standby" in warned.stderr
+    assert len(warned.stderr.splitlines()) == 1, warned.stderr
+    quiet = _sweep_process("--postgres", postgres_dsn, "--schema", pg_schema, "--replication-guard", "off")
+    assert (quiet.returncode, quiet.stderr) == (0, "")
+    refused = _sweep_process("--postgres", postgres_dsn, "--schema", pg_schema, "--replication-guard", "require")
+    assert refused.returncode == 1 and len(refused.stderr.splitlines()) == 1, refused.stderr
+    assert refused.stderr.startswith("aimon-mongo: error: PostgreSQL at ") and "synchronous standby" in refused.stderr
+    wrong = _sweep("--postgres", postgres_dsn, "--replication-guard", "maybe")
+    assert wrong.code == 2 and "must be one of require, warn, off; got 'maybe'" in wrong.stderr
+
+
+def test_a_missing_database_is_does_not_exist_not_unreachable(postgres_dsn: str) -> None:
+    missing = psycopg.conninfo.make_conninfo(postgres_dsn, dbname=f"no_such_db_{uuid.uuid4().hex[:8]}")
+    done = _sweep_process("--postgres", missing)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.splitlines()  # one line: neither the pool's attempts nor a traceback
+    assert len(lines) == 1, done.stderr
+    assert 'refused the connection: database "no_such_db_' in lines[0] and "does not exist" in lines[0]
+    assert "not reachable" not in lines[0] and "start the server" not in lines[0]

@@ -185,3 +185,20 @@ def test_vfs_group_as_a_real_process(cli_process: Cli, tmp_path: Path) -> None:
     assert [(e["path"], e["size"]) for e in listing] == [("notes/note.txt", 18)]
     assert cli_process("vfs", "cat", "notes/note.txt").stdout == "from a subprocess\n"
     cli_process("vfs", "cat", "notes/missing.txt").failed_with_one_line()
+
+
+def test_a_failed_get_names_the_destination_never_its_temporary_file(cli: Cli, tmp_path: Path) -> None:
+    _seed(cli, tmp_path)
+    nowhere = tmp_path / "no-such-dir" / "hello.txt"
+    line = cli("vfs", "get", "workspace/c-1/hello.txt", str(nowhere)).failed_with_one_line()
+    assert line == f"aimon-mongo: error: cannot write {nowhere}: No such file or directory"
+    assert ".part" not in line and not nowhere.parent.exists()
+
+
+def test_an_invalid_glob_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
+    _seed(cli, tmp_path)
+    for pattern, said in (("[a-", "'['"), ("*.{md,txt}", "'{', '}'"), ("c-1/*.txt", "'/'"), ("", "is empty")):
+        run = cli("vfs", "find", pattern)
+        assert run.code == 2 and said in run.stderr, (pattern, run.stderr)
+        assert "'*' and '?' only" in run.stderr and run.stdout == ""
+    assert cli("vfs", "find", "--json", "**.txt").json() == ["workspace/c-1/hello.txt"]  # ** is a *

@@ -3,6 +3,7 @@ the quarantine replay refusal, the snapshot filter by context id."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pymongo import MongoClient
@@ -39,6 +40,14 @@ def test_sessions_paginate_by_keyset(
     assert html.count('class="session-link"') == 50 and 'id="next-page"' in html
     assert client.get("/api/sessions?limit=501").status_code == 422
     assert client.get("/sessions?limit=0").status_code == 422
+
+
+def test_server_time_carries_its_zone(app_client: AppClient) -> None:
+    client = app_client()
+    for url in ("/api/server", "/api/sessions"):
+        shown = client.get(url).json()["server_time"]
+        assert shown.endswith("Z"), (url, shown)  # UTC, said so: a reader never has to guess the zone
+        assert abs(datetime.fromisoformat(shown) - datetime.now(UTC)) < timedelta(minutes=5)
 
 
 def test_replay_that_still_cannot_decode_keeps_the_entry(app_client: AppClient, seeded: Seeded) -> None:

@@ -29,6 +29,10 @@ def test_non_loopback_bind_requires_a_token_on_every_request(app_client: AppClie
         refused = client.get(url)
         assert refused.status_code == 401, url
         assert refused.headers["www-authenticate"] == "Bearer"
+    for url in ("/api/sessions", "/api/server", "/api/no-such-route"):  # JSON, as every other API error
+        refused = client.get(url)
+        assert refused.headers["content-type"] == "application/json", url
+        assert refused.json() == {"detail": "authentication required"}, url
     assert client.get("/sessions", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert client.get("/api/sessions", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
     # a browser visits ?token= once: it gets the token as an HttpOnly cookie and a URL without it
@@ -62,6 +66,8 @@ def test_loopback_console_answers_loopback_host_names_only(app_client: AppClient
     client = app_client()
     assert client.get("/sessions").status_code == 200
     assert client.get("/sessions", headers={"Host": "attacker.example:8008"}).status_code == 421
+    refused = client.get("/api/sessions", headers={"Host": "attacker.example:8008"})
+    assert (refused.status_code, refused.json()) == (421, {"detail": "this console answers loopback host names only"})
 
 
 def test_write_actions_absent_without_allow_writes(app_client: AppClient, seeded: Seeded) -> None:

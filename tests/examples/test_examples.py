@@ -17,6 +17,18 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 EXPECTED = {
     "async_quickstart.py": ["lease token 1; collected 1", "snapshot of task-1: 1 message, context agent:assistant:c-1"],
+    "deepagents_files.py": [
+        "tool edit_file: Successfully replaced 1 instance(s) of the string in '/notes/plan.md'",
+        "- flights booked",
+        "agent: The plan is in /notes/plan.md.",
+        "in GridFS: deepagents/trip-1/notes/plan.md",
+    ],
+    "langgraph_chat.py": [
+        "first process: 2 messages; assistant: Hello Ada! What shall we plan?",
+        "second process resumed thread chat-1: 4 messages",
+        "  human: Hi, I am Ada.",
+        "  ai: Noted: a trip to Lisbon.",
+    ],
     "browse_snapshots.py": ["2 snapshot(s)", "=== task-research-1 ===", "-> tool call list_files", "#0 USER"],
     "two_nodes_inbox.py": [
         "node-b woke up on MESSAGE_ENQUEUED",
@@ -47,6 +59,15 @@ def test_example_runs_against_mongodb_uri(script: Path, mongo_uri: str) -> None:
     assert "MongoDB: MONGODB_URI" in done.stdout
     for text in EXPECTED[script.name]:
         assert text in done.stdout, text
+
+
+def test_the_framework_examples_say_what_they_need() -> None:
+    for script in EXAMPLES:
+        opening = script.read_text(encoding="utf-8").split('"""', 2)[1]
+        if script.name in ("langgraph_chat.py", "deepagents_files.py"):
+            extra = script.name.split("_", 1)[0]
+            assert f"pip install 'aimon-mongo[{extra}]'" in opening, script.name
+            assert "Offline" in opening, script.name  # a scripted model: no key, no network
 
 
 def test_example_starts_its_own_standin_without_a_uri() -> None:

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
+import psycopg.conninfo
 import pytest
 from psycopg import sql
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from aimon_mongo.errors import (
+    BackendRefused,
     BackendUnavailable,
     InvalidArgumentError,
     SessionInboxError,
@@ -44,6 +47,24 @@ async def test_unreachable_server_names_host_and_port_async() -> None:
     async with AsyncPostgresSessionBackends(CLOSED_PORT_DSN, "node-a", timeout=1) as node:
         with pytest.raises(BackendUnavailable, match=r"127\.0\.0\.1:9 is not reachable: .*Connection refused"):
             await node.leases.find_holder("s-1")
+
+
+def test_a_missing_database_or_role_is_refused_not_unreachable(postgres_dsn: str) -> None:
+    info = psycopg.conninfo.conninfo_to_dict(postgres_dsn)
+    missing_db = psycopg.conninfo.make_conninfo(postgres_dsn, dbname=f"no_such_db_{new_id()}")
+    missing_role = psycopg.conninfo.make_conninfo(postgres_dsn, user=f"no_such_role_{new_id()}")
+    where = f"{info.get('host') or 'localhost'}:{info.get('port') or 5432}"
+    for dsn, said in (
+        (missing_db, r'database "no_such_db_[\w-]+" does not exist'),
+        (missing_role, r'role "no_such_role_[\w-]+"'),
+    ):
+        with PostgresSessionBackends(dsn, "node-a", timeout=1) as node:
+            with pytest.raises(
+                BackendRefused, match=rf"^PostgreSQL at {re.escape(where)} refused the connection: {said}"
+            ) as caught:
+                node.inbox.is_empty("s-1")
+        assert "not reachable" not in str(caught.value) and "within" not in str(caught.value)
+        assert isinstance(caught.value, BackendUnavailable)  # still the family callers catch
 
 
 def test_a_killed_pool_connection_is_reported_then_replaced(

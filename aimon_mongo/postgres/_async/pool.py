@@ -10,7 +10,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from aimon_mongo._async_runtime import Lock
-from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
+from aimon_mongo.errors import AimonStorageError, BackendRefused, BackendUnavailable, InvalidArgumentError
 from aimon_mongo.postgres.failures import endpoint, require_conninfo, translate, translated
 
 Conn = psycopg.AsyncConnection[Any]
@@ -127,6 +127,8 @@ class AsyncPgPool:
             )
         except psycopg.Error as direct:
             found = translate(direct, BackendUnavailable, self.endpoint)
+            if isinstance(found, BackendRefused):  # reached and refused: waiting longer would not help
+                return found
             return type(found)(f"{found} (no pooled connection within {self._timeout:g} s)")
         await conn.close()  # reachable again: the pool's own timeout is the error
         return translate(exc, BackendUnavailable, self.endpoint)

@@ -11,7 +11,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from aimon_mongo._sync_runtime import Lock
-from aimon_mongo.errors import AimonStorageError, BackendUnavailable, InvalidArgumentError
+from aimon_mongo.errors import AimonStorageError, BackendRefused, BackendUnavailable, InvalidArgumentError
 from aimon_mongo.postgres.failures import endpoint, require_conninfo, translate, translated
 
 Conn = psycopg.Connection[Any]
@@ -128,6 +128,8 @@ class PgPool:
             )
         except psycopg.Error as direct:
             found = translate(direct, BackendUnavailable, self.endpoint)
+            if isinstance(found, BackendRefused):  # reached and refused: waiting longer would not help
+                return found
             return type(found)(f"{found} (no pooled connection within {self._timeout:g} s)")
         conn.close()  # reachable again: the pool's own timeout is the error
         return translate(exc, BackendUnavailable, self.endpoint)
