@@ -117,9 +117,8 @@ def instruments() -> Instruments | None:
     except ImportError:
         _made.append(None)
         return None
-    import aimon_mongo
+    from aimon_mongo._version import __version__ as version
 
-    version = aimon_mongo.__version__
     meter = metrics.get_meter(INSTRUMENTATION_NAME, version)
     made = Instruments(
         tracer=trace.get_tracer(INSTRUMENTATION_NAME, version),
