@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from aimon_mongo._version import __version__
+__version__ = "0.1.0"
 
 __all__ = ["__version__", "open_async_backends", "open_backends"]
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A deepagents agent whose files live in GridFS: every node of a deployment sees what it wrote.
 
-Needs:  pip install 'aimon-mongo[deepagents]'    (pins deepagents, which brings LangGraph and langchain-core)
+    pip install 'aimon-mongo[deepagents,langgraph]'   # extras: deepagents, langgraph
+    (the deepagents extra pins deepagents, which brings LangGraph and langchain-core)
 
     python examples/deepagents_files.py
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A LangGraph chat whose conversation survives a restart: the checkpointer is aimon-mongo's, on MongoDB.
 
-Needs:  pip install 'aimon-mongo[langgraph]' langgraph    (the extra pins langgraph-checkpoint; LangGraph
-        itself, which brings langchain-core, is yours to choose)
+    pip install 'aimon-mongo[langgraph]'          # extras: langgraph
+    pip install langgraph                         (the extra pins langgraph-checkpoint; LangGraph itself,
+                                                  which brings langchain-core, is yours to choose)
 
     python examples/langgraph_chat.py
 

@@ -117,7 +117,9 @@ def instruments() -> Instruments | None:
     except ImportError:
         _made.append(None)
         return None
-    from aimon_mongo._version import __version__ as version
+    # the package is imported before any of its modules (no import here: the package's lazy names reach
+    # every backend, and telemetry sits below them)
+    version = getattr(sys.modules.get("aimon_mongo"), "__version__", None)
 
     meter = metrics.get_meter(INSTRUMENTATION_NAME, version)
     made = Instruments(
