@@ -119,7 +119,7 @@ def instruments() -> Instruments | None:
         return None
     # the package is imported before any of its modules (no import here: the package's lazy names reach
     # every backend, and telemetry sits below them)
-    version = getattr(sys.modules.get("aimon_mongo"), "__version__", None)
+    version = str(getattr(sys.modules.get("aimon_mongo"), "__version__", "0"))
 
     meter = metrics.get_meter(INSTRUMENTATION_NAME, version)
     made = Instruments(
