@@ -31,6 +31,7 @@ async def main() -> None:
         _refuse_transactions()
 
     _end_refused_commits()
+    _answer_retried_commits()
     engine = MemoryEngine() if args.engine == "memory" else SQLiteEngine(args.path)
     proxy = AsyncMongoEcoProxyServer(engine=engine, host=args.host, port=args.port, mongodb_dialect=args.dialect)
     stop = asyncio.Event()
@@ -72,6 +73,44 @@ def _end_refused_commits() -> None:
             raise
 
     ClientSession.commit_transaction = commit_transaction
+
+
+def _answer_retried_commits() -> None:
+    """Answer a commit of a transaction that is no longer open the way mongod does.
+
+    A client sends ``commitTransaction`` again when it did not hear the answer (a connection cut after the
+    request left). mongoeco 4.11 answers every commit of a transaction that is not open with ``ok``, also
+    when that transaction was refused (a write conflict ended it, see :func:`_end_refused_commits`): the
+    client then believes a transaction committed that removed nothing. mongod remembers the session's last
+    committed ``txnNumber``: a commit of that number is ``ok`` again; any other is error 251
+    (``NoSuchTransaction``) with the ``TransientTransactionError`` label, so the client runs the whole
+    transaction again.
+    """
+    from mongoeco.errors import OperationFailure
+    from mongoeco.wire._session_identity import wire_session_key
+    from mongoeco.wire.sessions import WireSessionStore
+
+    original = WireSessionStore.commit_transaction
+    committed: dict[str, object] = {}  # the last committed txnNumber of each session (mongod keeps it per session)
+
+    def commit_transaction(self, body):  # type: ignore[no-untyped-def]
+        key = wire_session_key(body.get("lsid"))
+        raw = body.get("txnNumber")
+        number = getattr(raw, "value", raw)  # mongoeco hands a BsonInt64 (its ``value``) or an int
+        session = self._require_session(body)
+        if session.transaction_active:
+            reply = original(self, body)
+            committed[key] = number
+            return reply
+        if committed.get(key) == number:
+            return {"ok": 1.0}  # the answer to this commit was lost on the way: it committed
+        raise OperationFailure(
+            f"Transaction with {{ txnNumber: {number} }} has been aborted.",
+            code=251,
+            error_labels=("TransientTransactionError",),
+        )
+
+    WireSessionStore.commit_transaction = commit_transaction
 
 
 def _refuse_transactions() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pymongo import AsyncMongoClient, MongoClient
 from pymongo.asynchronous.client_session import AsyncClientSession
+from pymongo.errors import OperationFailure
 from pymongo.synchronous.client_session import ClientSession
 from pymongo.synchronous.database import Database
 
@@ -85,6 +86,35 @@ def test_a_body_asks_for_a_rerun_and_other_errors_propagate(
     assert coll.find_one({"_id": "x"}) is None
     with pytest.raises(ValueError, match="attempts must be a positive int, got 0"):
         run_in_transaction(mongo_client, failing, attempts=0)
+
+
+def test_a_resent_commit_is_answered_for_the_transaction_it_names(
+    mongo_client: MongoClient[Any], mongo_db: Database[Any]
+) -> None:
+    """What a client meets when it sends ``commitTransaction`` again because the first answer was lost: a
+    committed transaction is ``ok`` again; one whose commit was refused is error 251 with the
+    ``TransientTransactionError`` label (mongod's answer; the stand-in's own answer was ``ok``, which made a
+    retried commit report a transaction that removed nothing as committed)."""
+    coll = mongo_db["tx"]
+    coll.insert_one({"_id": "d", "n": 0, "other": 0})
+    with mongo_client.start_session() as session:
+        session.start_transaction()
+        coll.update_one({"_id": "d"}, {"$inc": {"n": 1}}, session=session)
+        session.commit_transaction()
+        session.commit_transaction()  # sent again: the same transaction, still committed
+
+        session.start_transaction()
+        coll.update_one({"_id": "d"}, {"$inc": {"n": 1}}, session=session)
+        with mongo_client.start_session() as other, other.start_transaction():
+            coll.update_one({"_id": "d"}, {"$inc": {"other": 1}}, session=other)
+        with pytest.raises(OperationFailure) as refused:
+            session.commit_transaction()
+        assert (refused.value.code, refused.value.has_error_label(TRANSIENT)) == (112, True)
+        with pytest.raises(OperationFailure) as resent:
+            session.commit_transaction()
+        assert (resent.value.code, resent.value.has_error_label(TRANSIENT)) == (251, True)
+    doc = coll.find_one({"_id": "d"})
+    assert doc is not None and (doc["n"], doc["other"]) == (1, 1)
 
 
 async def test_async_flavour_commits(mongo_uri: str, mongo_db: Database[Any]) -> None:
