@@ -4,11 +4,11 @@ A package lists its public names with the module each comes from; the module is 
 of the name, and the value is then kept on the package (later accesses are plain attribute reads)::
 
     if TYPE_CHECKING:  # what mypy and IDEs read
-        from aimon_mongo.mongo._async.backends import AsyncMongoSessionBackends
+        from aimon_mongo._async.mongo.backends import AsyncMongoSessionBackends
     __all__ = ["AsyncMongoSessionBackends"]
     if not TYPE_CHECKING:
         __getattr__, __dir__ = lazy_exports(
-            __name__, {"AsyncMongoSessionBackends": "aimon_mongo.mongo._async.backends"}
+            __name__, {"AsyncMongoSessionBackends": "aimon_mongo._async.mongo.backends"}
         )
 
 A source ``"module:attribute"`` exports ``attribute`` of ``module`` under another name (``ensure_schema_async``).

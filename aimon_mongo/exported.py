@@ -1,6 +1,6 @@
 """Public names carry the path users import them from.
 
-A class or factory written in a private module (``aimon_mongo/mongo/_async/leases.py``, a generated
+A class or factory written in a private module (``aimon_mongo/_async/mongo/leases.py``, a generated
 ``_sync`` twin) and re-exported by its package (``aimon_mongo.mongo``) is marked ``@exported_from(
 "aimon_mongo.mongo")`` where it is defined: its ``__module__`` becomes that package, so its ``repr``, its
 ``help()``, tracebacks' type names and pickling name the import path users write, never a private one.

@@ -48,11 +48,11 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
+from aimon_mongo._async.postgres.inbox import _COLLECT, _DELIVER
+from aimon_mongo._async.postgres.leases import _ACQUIRE, _RELEASE
 from aimon_mongo.codec.inbound import to_json_envelope
 from aimon_mongo.model import InboundMessage
 from aimon_mongo.postgres import AsyncPostgresSessionBackends, PostgresSessionBackends, ensure_schema
-from aimon_mongo.postgres._async.inbox import _COLLECT, _DELIVER
-from aimon_mongo.postgres._async.leases import _ACQUIRE, _RELEASE
 from aimon_mongo.postgres.sqltext import qualify
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' TCP proxy

@@ -21,9 +21,9 @@ from typing import Any
 import redis.cluster
 from pymongo import MongoClient
 
+from aimon_mongo._sync.mongo.signals import MongoSessionSignalBus, WatchMode
 from aimon_mongo.model import SessionSignal, SignalKind
 from aimon_mongo.mongo import ensure_schema
-from aimon_mongo.mongo._sync.signals import MongoSessionSignalBus, WatchMode
 from aimon_mongo.redis import RedisKeyPrefixes, RedisSessionBackends
 from aimon_mongo.testing import serve_standin
 from tests.reliability.servers import PrivateRedisCluster

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Generate the synchronous twins of the async sources.
 
-Every ``aimon_mongo/**/_async/*.py`` is the source; its twin ``aimon_mongo/**/_sync/*.py`` is produced
-by the explicit replacement rules below (the way PyMongo's ``synchro`` and httpcore's ``unasync`` do it)
-and committed. ``--check`` regenerates in memory and exits 1 naming every stale or missing twin, and every
-rule that no longer matches anything in the sources it applies to (a rule nothing needs is deleted, so the
-list stays the explicit record of what the conversion does).
+Every module under the one async tree ``aimon_mongo/_async/`` is a source; its twin at the same place
+under ``aimon_mongo/_sync/`` is produced by the explicit replacement rules below (the way PyMongo's
+``synchro`` and httpcore's ``unasync`` do it) and committed. ``--check`` regenerates in memory and exits 1
+naming every stale or missing twin, and every rule that no longer matches anything in the sources it applies
+to (a rule nothing needs is deleted, so the list stays the explicit record of what the conversion does).
 
 A source line may end with ``# sync: <text>``: the sync twin then carries ``<text>`` (at the line's own
 indentation) instead of the converted line; ``# sync: drop`` removes the line.
@@ -64,7 +64,7 @@ _COMPILED = [(re.compile(pattern), repl) for pattern, repl in RULES]
 # Extra rules by package (applied before RULES): LangGraph spells its async saver methods with an "a"
 # prefix (aput -> put, alist -> list, ...), and our saver's own methods follow that convention.
 PACKAGE_RULES: dict[str, list[tuple[str, str]]] = {
-    "aimon_mongo/langgraph/": [
+    "aimon_mongo/_async/langgraph/": [
         (
             r"\ba(get_tuple|list|put_writes|put|delete_thread|delete_for_runs|copy_thread|prune|get"
             r"|claim_write_ownership|check_write_ownership|extend_write_ownership|release_write_ownership"
@@ -116,16 +116,14 @@ def unmatched_rules(used: Counter[str]) -> list[str]:
 
 
 def targets() -> list[tuple[Path, Path]]:
-    pairs = []
-    for source in sorted(PACKAGE.rglob("_async/*.py")):
-        target = source.parent.parent / "_sync" / source.name
-        pairs.append((source, target))
-    return pairs
+    """Each source of the async tree with the path of its twin in the sync tree."""
+    async_tree, sync_tree = PACKAGE / "_async", PACKAGE / "_sync"
+    return [(source, sync_tree / source.relative_to(async_tree)) for source in sorted(async_tree.rglob("*.py"))]
 
 
 def orphans(pairs: list[tuple[Path, Path]]) -> list[Path]:
     expected = {target for _, target in pairs}
-    return [p for p in sorted(PACKAGE.rglob("_sync/*.py")) if p not in expected]
+    return [p for p in sorted((PACKAGE / "_sync").rglob("*.py")) if p not in expected]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,13 +14,13 @@ from aimon_mongo._extras import require_extra
 from aimon_mongo._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from aimon_mongo._async.langgraph.memory import AsyncAimonMemoryCheckpointSaver
+    from aimon_mongo._async.langgraph.mongo import AsyncAimonCheckpointSaver
+    from aimon_mongo._async.langgraph.saver import AsyncCheckpointSaverBase, WriteOwnership
+    from aimon_mongo._sync.langgraph.memory import AimonMemoryCheckpointSaver
+    from aimon_mongo._sync.langgraph.mongo import AimonCheckpointSaver
+    from aimon_mongo._sync.langgraph.saver import CheckpointSaverBase
     from aimon_mongo.errors import StaleWriteOwnerError, ThreadExpiredError, WriteOwnershipError
-    from aimon_mongo.langgraph._async.memory import AsyncAimonMemoryCheckpointSaver
-    from aimon_mongo.langgraph._async.mongo import AsyncAimonCheckpointSaver
-    from aimon_mongo.langgraph._async.saver import AsyncCheckpointSaverBase, WriteOwnership
-    from aimon_mongo.langgraph._sync.memory import AimonMemoryCheckpointSaver
-    from aimon_mongo.langgraph._sync.mongo import AimonCheckpointSaver
-    from aimon_mongo.langgraph._sync.saver import CheckpointSaverBase
     from aimon_mongo.langgraph.memory_store import CheckpointMemoryStore
 
 require_extra("aimon_mongo.langgraph", "langgraph", "langchain_core", "langgraph.checkpoint.base")
@@ -43,16 +43,16 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "AimonCheckpointSaver": "aimon_mongo.langgraph._sync.mongo",
-            "AimonMemoryCheckpointSaver": "aimon_mongo.langgraph._sync.memory",
-            "AsyncAimonCheckpointSaver": "aimon_mongo.langgraph._async.mongo",
-            "AsyncAimonMemoryCheckpointSaver": "aimon_mongo.langgraph._async.memory",
-            "AsyncCheckpointSaverBase": "aimon_mongo.langgraph._async.saver",
+            "AimonCheckpointSaver": "aimon_mongo._sync.langgraph.mongo",
+            "AimonMemoryCheckpointSaver": "aimon_mongo._sync.langgraph.memory",
+            "AsyncAimonCheckpointSaver": "aimon_mongo._async.langgraph.mongo",
+            "AsyncAimonMemoryCheckpointSaver": "aimon_mongo._async.langgraph.memory",
+            "AsyncCheckpointSaverBase": "aimon_mongo._async.langgraph.saver",
             "CheckpointMemoryStore": "aimon_mongo.langgraph.memory_store",
-            "CheckpointSaverBase": "aimon_mongo.langgraph._sync.saver",
+            "CheckpointSaverBase": "aimon_mongo._sync.langgraph.saver",
             "StaleWriteOwnerError": "aimon_mongo.errors",
             "ThreadExpiredError": "aimon_mongo.errors",
-            "WriteOwnership": "aimon_mongo.langgraph._async.saver",
+            "WriteOwnership": "aimon_mongo._async.langgraph.saver",
             "WriteOwnershipError": "aimon_mongo.errors",
         },
     )

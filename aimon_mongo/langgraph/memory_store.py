@@ -26,7 +26,7 @@ from aimon_mongo.langgraph.records import (
     merge_writes,
 )
 
-Touch = Any  # aimon_mongo.langgraph._async.driver.Touch (same fields in both flavours)
+Touch = Any  # aimon_mongo._async.langgraph.driver.Touch (same fields in both flavours)
 
 
 @dataclass

@@ -12,22 +12,22 @@ from typing import TYPE_CHECKING
 from aimon_mongo._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from aimon_mongo.memory._async.backends import AsyncMemorySessionBackends
-    from aimon_mongo.memory._async.idempotency import AsyncMemoryIdempotencyDriver, AsyncMemoryIdempotencyStore
-    from aimon_mongo.memory._async.inbox import AsyncMemoryInboxDriver, AsyncMemorySessionInbox
-    from aimon_mongo.memory._async.leases import AsyncMemoryLeaseDriver, AsyncMemorySessionLeaseStore
-    from aimon_mongo.memory._async.records import AsyncMemoryRecordDriver, AsyncMemorySessionRecordStore
-    from aimon_mongo.memory._async.segments import AsyncMemorySegmentDriver, AsyncMemorySessionLogSegmentStore
-    from aimon_mongo.memory._async.signals import AsyncMemorySessionSignalBus, AsyncMemorySignalDriver
-    from aimon_mongo.memory._async.tasks import AsyncMemoryBackgroundTaskStore, AsyncMemoryTaskDriver
-    from aimon_mongo.memory._sync.backends import MemorySessionBackends
-    from aimon_mongo.memory._sync.idempotency import MemoryIdempotencyDriver, MemoryIdempotencyStore
-    from aimon_mongo.memory._sync.inbox import MemoryInboxDriver, MemorySessionInbox
-    from aimon_mongo.memory._sync.leases import MemoryLeaseDriver, MemorySessionLeaseStore
-    from aimon_mongo.memory._sync.records import MemoryRecordDriver, MemorySessionRecordStore
-    from aimon_mongo.memory._sync.segments import MemorySegmentDriver, MemorySessionLogSegmentStore
-    from aimon_mongo.memory._sync.signals import MemorySessionSignalBus, MemorySignalDriver
-    from aimon_mongo.memory._sync.tasks import MemoryBackgroundTaskStore, MemoryTaskDriver
+    from aimon_mongo._async.memory.backends import AsyncMemorySessionBackends
+    from aimon_mongo._async.memory.idempotency import AsyncMemoryIdempotencyDriver, AsyncMemoryIdempotencyStore
+    from aimon_mongo._async.memory.inbox import AsyncMemoryInboxDriver, AsyncMemorySessionInbox
+    from aimon_mongo._async.memory.leases import AsyncMemoryLeaseDriver, AsyncMemorySessionLeaseStore
+    from aimon_mongo._async.memory.records import AsyncMemoryRecordDriver, AsyncMemorySessionRecordStore
+    from aimon_mongo._async.memory.segments import AsyncMemorySegmentDriver, AsyncMemorySessionLogSegmentStore
+    from aimon_mongo._async.memory.signals import AsyncMemorySessionSignalBus, AsyncMemorySignalDriver
+    from aimon_mongo._async.memory.tasks import AsyncMemoryBackgroundTaskStore, AsyncMemoryTaskDriver
+    from aimon_mongo._sync.memory.backends import MemorySessionBackends
+    from aimon_mongo._sync.memory.idempotency import MemoryIdempotencyDriver, MemoryIdempotencyStore
+    from aimon_mongo._sync.memory.inbox import MemoryInboxDriver, MemorySessionInbox
+    from aimon_mongo._sync.memory.leases import MemoryLeaseDriver, MemorySessionLeaseStore
+    from aimon_mongo._sync.memory.records import MemoryRecordDriver, MemorySessionRecordStore
+    from aimon_mongo._sync.memory.segments import MemorySegmentDriver, MemorySessionLogSegmentStore
+    from aimon_mongo._sync.memory.signals import MemorySessionSignalBus, MemorySignalDriver
+    from aimon_mongo._sync.memory.tasks import MemoryBackgroundTaskStore, MemoryTaskDriver
     from aimon_mongo.memory.storage import MemoryStorage
 
 __all__ = [
@@ -68,36 +68,36 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "AsyncMemoryBackgroundTaskStore": "aimon_mongo.memory._async.tasks",
-            "AsyncMemoryIdempotencyDriver": "aimon_mongo.memory._async.idempotency",
-            "AsyncMemoryIdempotencyStore": "aimon_mongo.memory._async.idempotency",
-            "AsyncMemoryInboxDriver": "aimon_mongo.memory._async.inbox",
-            "AsyncMemoryLeaseDriver": "aimon_mongo.memory._async.leases",
-            "AsyncMemoryRecordDriver": "aimon_mongo.memory._async.records",
-            "AsyncMemorySegmentDriver": "aimon_mongo.memory._async.segments",
-            "AsyncMemorySessionBackends": "aimon_mongo.memory._async.backends",
-            "AsyncMemorySessionInbox": "aimon_mongo.memory._async.inbox",
-            "AsyncMemorySessionLeaseStore": "aimon_mongo.memory._async.leases",
-            "AsyncMemorySessionLogSegmentStore": "aimon_mongo.memory._async.segments",
-            "AsyncMemorySessionRecordStore": "aimon_mongo.memory._async.records",
-            "AsyncMemorySessionSignalBus": "aimon_mongo.memory._async.signals",
-            "AsyncMemorySignalDriver": "aimon_mongo.memory._async.signals",
-            "AsyncMemoryTaskDriver": "aimon_mongo.memory._async.tasks",
-            "MemoryBackgroundTaskStore": "aimon_mongo.memory._sync.tasks",
-            "MemoryIdempotencyDriver": "aimon_mongo.memory._sync.idempotency",
-            "MemoryIdempotencyStore": "aimon_mongo.memory._sync.idempotency",
-            "MemoryInboxDriver": "aimon_mongo.memory._sync.inbox",
-            "MemoryLeaseDriver": "aimon_mongo.memory._sync.leases",
-            "MemoryRecordDriver": "aimon_mongo.memory._sync.records",
-            "MemorySegmentDriver": "aimon_mongo.memory._sync.segments",
-            "MemorySessionBackends": "aimon_mongo.memory._sync.backends",
-            "MemorySessionInbox": "aimon_mongo.memory._sync.inbox",
-            "MemorySessionLeaseStore": "aimon_mongo.memory._sync.leases",
-            "MemorySessionLogSegmentStore": "aimon_mongo.memory._sync.segments",
-            "MemorySessionRecordStore": "aimon_mongo.memory._sync.records",
-            "MemorySessionSignalBus": "aimon_mongo.memory._sync.signals",
-            "MemorySignalDriver": "aimon_mongo.memory._sync.signals",
+            "AsyncMemoryBackgroundTaskStore": "aimon_mongo._async.memory.tasks",
+            "AsyncMemoryIdempotencyDriver": "aimon_mongo._async.memory.idempotency",
+            "AsyncMemoryIdempotencyStore": "aimon_mongo._async.memory.idempotency",
+            "AsyncMemoryInboxDriver": "aimon_mongo._async.memory.inbox",
+            "AsyncMemoryLeaseDriver": "aimon_mongo._async.memory.leases",
+            "AsyncMemoryRecordDriver": "aimon_mongo._async.memory.records",
+            "AsyncMemorySegmentDriver": "aimon_mongo._async.memory.segments",
+            "AsyncMemorySessionBackends": "aimon_mongo._async.memory.backends",
+            "AsyncMemorySessionInbox": "aimon_mongo._async.memory.inbox",
+            "AsyncMemorySessionLeaseStore": "aimon_mongo._async.memory.leases",
+            "AsyncMemorySessionLogSegmentStore": "aimon_mongo._async.memory.segments",
+            "AsyncMemorySessionRecordStore": "aimon_mongo._async.memory.records",
+            "AsyncMemorySessionSignalBus": "aimon_mongo._async.memory.signals",
+            "AsyncMemorySignalDriver": "aimon_mongo._async.memory.signals",
+            "AsyncMemoryTaskDriver": "aimon_mongo._async.memory.tasks",
+            "MemoryBackgroundTaskStore": "aimon_mongo._sync.memory.tasks",
+            "MemoryIdempotencyDriver": "aimon_mongo._sync.memory.idempotency",
+            "MemoryIdempotencyStore": "aimon_mongo._sync.memory.idempotency",
+            "MemoryInboxDriver": "aimon_mongo._sync.memory.inbox",
+            "MemoryLeaseDriver": "aimon_mongo._sync.memory.leases",
+            "MemoryRecordDriver": "aimon_mongo._sync.memory.records",
+            "MemorySegmentDriver": "aimon_mongo._sync.memory.segments",
+            "MemorySessionBackends": "aimon_mongo._sync.memory.backends",
+            "MemorySessionInbox": "aimon_mongo._sync.memory.inbox",
+            "MemorySessionLeaseStore": "aimon_mongo._sync.memory.leases",
+            "MemorySessionLogSegmentStore": "aimon_mongo._sync.memory.segments",
+            "MemorySessionRecordStore": "aimon_mongo._sync.memory.records",
+            "MemorySessionSignalBus": "aimon_mongo._sync.memory.signals",
+            "MemorySignalDriver": "aimon_mongo._sync.memory.signals",
             "MemoryStorage": "aimon_mongo.memory.storage",
-            "MemoryTaskDriver": "aimon_mongo.memory._sync.tasks",
+            "MemoryTaskDriver": "aimon_mongo._sync.memory.tasks",
         },
     )

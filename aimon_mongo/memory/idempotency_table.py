@@ -6,9 +6,9 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from aimon_mongo._async.services.idempotency import DEFAULT_DONE_TTL
 from aimon_mongo.clock import Clock
 from aimon_mongo.model import IdempotencyEntry, IdempotencyStatus, TurnResult
-from aimon_mongo.services._async.idempotency import DEFAULT_DONE_TTL
 
 __all__ = ["DEFAULT_DONE_TTL", "IdempotencyTable"]
 

@@ -1,5 +1,5 @@
 """In-memory leases: per-session holder, fencing token and expiry, expired lazily on the storage clock.
-Flavour-independent (one table under both flavours' drivers, :mod:`aimon_mongo.memory._async.leases`)."""
+Flavour-independent (one table under both flavours' drivers, :mod:`aimon_mongo._async.memory.leases`)."""
 
 from __future__ import annotations
 

@@ -13,24 +13,24 @@ from typing import TYPE_CHECKING
 from aimon_mongo._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from aimon_mongo.mongo._async.backends import AsyncMongoSessionBackends
-    from aimon_mongo.mongo._async.idempotency import AsyncMongoIdempotencyDriver, AsyncMongoIdempotencyStore
-    from aimon_mongo.mongo._async.inbox import AsyncMongoInboxDriver, AsyncMongoSessionInbox
-    from aimon_mongo.mongo._async.leases import AsyncMongoLeaseDriver, AsyncMongoSessionLeaseStore
-    from aimon_mongo.mongo._async.records import AsyncMongoRecordDriver, AsyncMongoSessionRecordStore
-    from aimon_mongo.mongo._async.schema import ensure_schema as ensure_schema_async
-    from aimon_mongo.mongo._async.segments import AsyncMongoSegmentDriver, AsyncMongoSessionLogSegmentStore
-    from aimon_mongo.mongo._async.signals import AsyncMongoSessionSignalBus, AsyncMongoSignalDriver
-    from aimon_mongo.mongo._async.tasks import AsyncMongoBackgroundTaskStore, AsyncMongoTaskDriver
-    from aimon_mongo.mongo._sync.backends import MongoSessionBackends
-    from aimon_mongo.mongo._sync.idempotency import MongoIdempotencyDriver, MongoIdempotencyStore
-    from aimon_mongo.mongo._sync.inbox import MongoInboxDriver, MongoSessionInbox
-    from aimon_mongo.mongo._sync.leases import MongoLeaseDriver, MongoSessionLeaseStore
-    from aimon_mongo.mongo._sync.records import MongoRecordDriver, MongoSessionRecordStore
-    from aimon_mongo.mongo._sync.schema import ensure_schema
-    from aimon_mongo.mongo._sync.segments import MongoSegmentDriver, MongoSessionLogSegmentStore
-    from aimon_mongo.mongo._sync.signals import MongoSessionSignalBus, MongoSignalDriver
-    from aimon_mongo.mongo._sync.tasks import MongoBackgroundTaskStore, MongoTaskDriver
+    from aimon_mongo._async.mongo.backends import AsyncMongoSessionBackends
+    from aimon_mongo._async.mongo.idempotency import AsyncMongoIdempotencyDriver, AsyncMongoIdempotencyStore
+    from aimon_mongo._async.mongo.inbox import AsyncMongoInboxDriver, AsyncMongoSessionInbox
+    from aimon_mongo._async.mongo.leases import AsyncMongoLeaseDriver, AsyncMongoSessionLeaseStore
+    from aimon_mongo._async.mongo.records import AsyncMongoRecordDriver, AsyncMongoSessionRecordStore
+    from aimon_mongo._async.mongo.schema import ensure_schema as ensure_schema_async
+    from aimon_mongo._async.mongo.segments import AsyncMongoSegmentDriver, AsyncMongoSessionLogSegmentStore
+    from aimon_mongo._async.mongo.signals import AsyncMongoSessionSignalBus, AsyncMongoSignalDriver
+    from aimon_mongo._async.mongo.tasks import AsyncMongoBackgroundTaskStore, AsyncMongoTaskDriver
+    from aimon_mongo._sync.mongo.backends import MongoSessionBackends
+    from aimon_mongo._sync.mongo.idempotency import MongoIdempotencyDriver, MongoIdempotencyStore
+    from aimon_mongo._sync.mongo.inbox import MongoInboxDriver, MongoSessionInbox
+    from aimon_mongo._sync.mongo.leases import MongoLeaseDriver, MongoSessionLeaseStore
+    from aimon_mongo._sync.mongo.records import MongoRecordDriver, MongoSessionRecordStore
+    from aimon_mongo._sync.mongo.schema import ensure_schema
+    from aimon_mongo._sync.mongo.segments import MongoSegmentDriver, MongoSessionLogSegmentStore
+    from aimon_mongo._sync.mongo.signals import MongoSessionSignalBus, MongoSignalDriver
+    from aimon_mongo._sync.mongo.tasks import MongoBackgroundTaskStore, MongoTaskDriver
     from aimon_mongo.mongo.collections import MongoCollectionNames
 
 __all__ = [
@@ -73,38 +73,38 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "AsyncMongoBackgroundTaskStore": "aimon_mongo.mongo._async.tasks",
-            "AsyncMongoIdempotencyDriver": "aimon_mongo.mongo._async.idempotency",
-            "AsyncMongoIdempotencyStore": "aimon_mongo.mongo._async.idempotency",
-            "AsyncMongoInboxDriver": "aimon_mongo.mongo._async.inbox",
-            "AsyncMongoLeaseDriver": "aimon_mongo.mongo._async.leases",
-            "AsyncMongoRecordDriver": "aimon_mongo.mongo._async.records",
-            "AsyncMongoSegmentDriver": "aimon_mongo.mongo._async.segments",
-            "AsyncMongoSessionBackends": "aimon_mongo.mongo._async.backends",
-            "AsyncMongoSessionInbox": "aimon_mongo.mongo._async.inbox",
-            "AsyncMongoSessionLeaseStore": "aimon_mongo.mongo._async.leases",
-            "AsyncMongoSessionLogSegmentStore": "aimon_mongo.mongo._async.segments",
-            "AsyncMongoSessionRecordStore": "aimon_mongo.mongo._async.records",
-            "AsyncMongoSessionSignalBus": "aimon_mongo.mongo._async.signals",
-            "AsyncMongoSignalDriver": "aimon_mongo.mongo._async.signals",
-            "AsyncMongoTaskDriver": "aimon_mongo.mongo._async.tasks",
-            "MongoBackgroundTaskStore": "aimon_mongo.mongo._sync.tasks",
+            "AsyncMongoBackgroundTaskStore": "aimon_mongo._async.mongo.tasks",
+            "AsyncMongoIdempotencyDriver": "aimon_mongo._async.mongo.idempotency",
+            "AsyncMongoIdempotencyStore": "aimon_mongo._async.mongo.idempotency",
+            "AsyncMongoInboxDriver": "aimon_mongo._async.mongo.inbox",
+            "AsyncMongoLeaseDriver": "aimon_mongo._async.mongo.leases",
+            "AsyncMongoRecordDriver": "aimon_mongo._async.mongo.records",
+            "AsyncMongoSegmentDriver": "aimon_mongo._async.mongo.segments",
+            "AsyncMongoSessionBackends": "aimon_mongo._async.mongo.backends",
+            "AsyncMongoSessionInbox": "aimon_mongo._async.mongo.inbox",
+            "AsyncMongoSessionLeaseStore": "aimon_mongo._async.mongo.leases",
+            "AsyncMongoSessionLogSegmentStore": "aimon_mongo._async.mongo.segments",
+            "AsyncMongoSessionRecordStore": "aimon_mongo._async.mongo.records",
+            "AsyncMongoSessionSignalBus": "aimon_mongo._async.mongo.signals",
+            "AsyncMongoSignalDriver": "aimon_mongo._async.mongo.signals",
+            "AsyncMongoTaskDriver": "aimon_mongo._async.mongo.tasks",
+            "MongoBackgroundTaskStore": "aimon_mongo._sync.mongo.tasks",
             "MongoCollectionNames": "aimon_mongo.mongo.collections",
-            "MongoIdempotencyDriver": "aimon_mongo.mongo._sync.idempotency",
-            "MongoIdempotencyStore": "aimon_mongo.mongo._sync.idempotency",
-            "MongoInboxDriver": "aimon_mongo.mongo._sync.inbox",
-            "MongoLeaseDriver": "aimon_mongo.mongo._sync.leases",
-            "MongoRecordDriver": "aimon_mongo.mongo._sync.records",
-            "MongoSegmentDriver": "aimon_mongo.mongo._sync.segments",
-            "MongoSessionBackends": "aimon_mongo.mongo._sync.backends",
-            "MongoSessionInbox": "aimon_mongo.mongo._sync.inbox",
-            "MongoSessionLeaseStore": "aimon_mongo.mongo._sync.leases",
-            "MongoSessionLogSegmentStore": "aimon_mongo.mongo._sync.segments",
-            "MongoSessionRecordStore": "aimon_mongo.mongo._sync.records",
-            "MongoSessionSignalBus": "aimon_mongo.mongo._sync.signals",
-            "MongoSignalDriver": "aimon_mongo.mongo._sync.signals",
-            "MongoTaskDriver": "aimon_mongo.mongo._sync.tasks",
-            "ensure_schema": "aimon_mongo.mongo._sync.schema",
-            "ensure_schema_async": "aimon_mongo.mongo._async.schema:ensure_schema",
+            "MongoIdempotencyDriver": "aimon_mongo._sync.mongo.idempotency",
+            "MongoIdempotencyStore": "aimon_mongo._sync.mongo.idempotency",
+            "MongoInboxDriver": "aimon_mongo._sync.mongo.inbox",
+            "MongoLeaseDriver": "aimon_mongo._sync.mongo.leases",
+            "MongoRecordDriver": "aimon_mongo._sync.mongo.records",
+            "MongoSegmentDriver": "aimon_mongo._sync.mongo.segments",
+            "MongoSessionBackends": "aimon_mongo._sync.mongo.backends",
+            "MongoSessionInbox": "aimon_mongo._sync.mongo.inbox",
+            "MongoSessionLeaseStore": "aimon_mongo._sync.mongo.leases",
+            "MongoSessionLogSegmentStore": "aimon_mongo._sync.mongo.segments",
+            "MongoSessionRecordStore": "aimon_mongo._sync.mongo.records",
+            "MongoSessionSignalBus": "aimon_mongo._sync.mongo.signals",
+            "MongoSignalDriver": "aimon_mongo._sync.mongo.signals",
+            "MongoTaskDriver": "aimon_mongo._sync.mongo.tasks",
+            "ensure_schema": "aimon_mongo._sync.mongo.schema",
+            "ensure_schema_async": "aimon_mongo._async.mongo.schema:ensure_schema",
         },
     )

@@ -1,5 +1,5 @@
 """The MongoDB schema of the session stores as data: collections (capped where the reference caps) and
-every named index. ``ensure_schema`` (``mongo/_async/schema.py``) creates it; ``db/mongodb/init.js``
+every named index. ``ensure_schema`` (``_async/mongo/schema.py``) creates it; ``db/mongodb/init.js``
 creates the same, and a test keeps the two equal."""
 
 from __future__ import annotations

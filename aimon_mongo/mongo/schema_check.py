@@ -11,7 +11,7 @@ first compares the database with :func:`~aimon_mongo.mongo.schema.session_schema
   collection when it is missing — the one collection a write would otherwise create wrongly for good.
 
 A database found complete is remembered for the client's lifetime (:data:`VERIFIED`), so further bundles on
-it ask nothing. The I/O lives in ``mongo/_async/schema_check.py`` (and its generated sync twin).
+it ask nothing. The I/O lives in ``_async/mongo/schema_check.py`` (and its generated sync twin).
 """
 
 from __future__ import annotations

@@ -14,24 +14,24 @@ from aimon_mongo._extras import require_extra
 from aimon_mongo._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from aimon_mongo.postgres._async.backends import AsyncPostgresSessionBackends
-    from aimon_mongo.postgres._async.idempotency import AsyncPostgresIdempotencyDriver, AsyncPostgresIdempotencyStore
-    from aimon_mongo.postgres._async.inbox import AsyncPostgresInboxDriver, AsyncPostgresSessionInbox
-    from aimon_mongo.postgres._async.leases import AsyncPostgresLeaseDriver, AsyncPostgresSessionLeaseStore
-    from aimon_mongo.postgres._async.records import AsyncPostgresRecordDriver, AsyncPostgresSessionRecordStore
-    from aimon_mongo.postgres._async.schema import ensure_schema as ensure_schema_async
-    from aimon_mongo.postgres._async.segments import AsyncPostgresSegmentDriver, AsyncPostgresSessionLogSegmentStore
-    from aimon_mongo.postgres._async.signals import AsyncPostgresSessionSignalBus, AsyncPostgresSignalDriver
-    from aimon_mongo.postgres._async.tasks import AsyncPostgresBackgroundTaskStore, AsyncPostgresTaskDriver
-    from aimon_mongo.postgres._sync.backends import PostgresSessionBackends
-    from aimon_mongo.postgres._sync.idempotency import PostgresIdempotencyDriver, PostgresIdempotencyStore
-    from aimon_mongo.postgres._sync.inbox import PostgresInboxDriver, PostgresSessionInbox
-    from aimon_mongo.postgres._sync.leases import PostgresLeaseDriver, PostgresSessionLeaseStore
-    from aimon_mongo.postgres._sync.records import PostgresRecordDriver, PostgresSessionRecordStore
-    from aimon_mongo.postgres._sync.schema import ensure_schema
-    from aimon_mongo.postgres._sync.segments import PostgresSegmentDriver, PostgresSessionLogSegmentStore
-    from aimon_mongo.postgres._sync.signals import PostgresSessionSignalBus, PostgresSignalDriver
-    from aimon_mongo.postgres._sync.tasks import PostgresBackgroundTaskStore, PostgresTaskDriver
+    from aimon_mongo._async.postgres.backends import AsyncPostgresSessionBackends
+    from aimon_mongo._async.postgres.idempotency import AsyncPostgresIdempotencyDriver, AsyncPostgresIdempotencyStore
+    from aimon_mongo._async.postgres.inbox import AsyncPostgresInboxDriver, AsyncPostgresSessionInbox
+    from aimon_mongo._async.postgres.leases import AsyncPostgresLeaseDriver, AsyncPostgresSessionLeaseStore
+    from aimon_mongo._async.postgres.records import AsyncPostgresRecordDriver, AsyncPostgresSessionRecordStore
+    from aimon_mongo._async.postgres.schema import ensure_schema as ensure_schema_async
+    from aimon_mongo._async.postgres.segments import AsyncPostgresSegmentDriver, AsyncPostgresSessionLogSegmentStore
+    from aimon_mongo._async.postgres.signals import AsyncPostgresSessionSignalBus, AsyncPostgresSignalDriver
+    from aimon_mongo._async.postgres.tasks import AsyncPostgresBackgroundTaskStore, AsyncPostgresTaskDriver
+    from aimon_mongo._sync.postgres.backends import PostgresSessionBackends
+    from aimon_mongo._sync.postgres.idempotency import PostgresIdempotencyDriver, PostgresIdempotencyStore
+    from aimon_mongo._sync.postgres.inbox import PostgresInboxDriver, PostgresSessionInbox
+    from aimon_mongo._sync.postgres.leases import PostgresLeaseDriver, PostgresSessionLeaseStore
+    from aimon_mongo._sync.postgres.records import PostgresRecordDriver, PostgresSessionRecordStore
+    from aimon_mongo._sync.postgres.schema import ensure_schema
+    from aimon_mongo._sync.postgres.segments import PostgresSegmentDriver, PostgresSessionLogSegmentStore
+    from aimon_mongo._sync.postgres.signals import PostgresSessionSignalBus, PostgresSignalDriver
+    from aimon_mongo._sync.postgres.tasks import PostgresBackgroundTaskStore, PostgresTaskDriver
     from aimon_mongo.postgres.replication import ReplicationGuard, ReplicationReport
     from aimon_mongo.postgres.retention import SweepReport
 
@@ -79,40 +79,40 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "AsyncPostgresBackgroundTaskStore": "aimon_mongo.postgres._async.tasks",
-            "AsyncPostgresIdempotencyDriver": "aimon_mongo.postgres._async.idempotency",
-            "AsyncPostgresIdempotencyStore": "aimon_mongo.postgres._async.idempotency",
-            "AsyncPostgresInboxDriver": "aimon_mongo.postgres._async.inbox",
-            "AsyncPostgresLeaseDriver": "aimon_mongo.postgres._async.leases",
-            "AsyncPostgresRecordDriver": "aimon_mongo.postgres._async.records",
-            "AsyncPostgresSegmentDriver": "aimon_mongo.postgres._async.segments",
-            "AsyncPostgresSessionBackends": "aimon_mongo.postgres._async.backends",
-            "AsyncPostgresSessionInbox": "aimon_mongo.postgres._async.inbox",
-            "AsyncPostgresSessionLeaseStore": "aimon_mongo.postgres._async.leases",
-            "AsyncPostgresSessionLogSegmentStore": "aimon_mongo.postgres._async.segments",
-            "AsyncPostgresSessionRecordStore": "aimon_mongo.postgres._async.records",
-            "AsyncPostgresSessionSignalBus": "aimon_mongo.postgres._async.signals",
-            "AsyncPostgresSignalDriver": "aimon_mongo.postgres._async.signals",
-            "AsyncPostgresTaskDriver": "aimon_mongo.postgres._async.tasks",
-            "PostgresBackgroundTaskStore": "aimon_mongo.postgres._sync.tasks",
-            "PostgresIdempotencyDriver": "aimon_mongo.postgres._sync.idempotency",
-            "PostgresIdempotencyStore": "aimon_mongo.postgres._sync.idempotency",
-            "PostgresInboxDriver": "aimon_mongo.postgres._sync.inbox",
-            "PostgresLeaseDriver": "aimon_mongo.postgres._sync.leases",
-            "PostgresRecordDriver": "aimon_mongo.postgres._sync.records",
-            "PostgresSegmentDriver": "aimon_mongo.postgres._sync.segments",
-            "PostgresSessionBackends": "aimon_mongo.postgres._sync.backends",
-            "PostgresSessionInbox": "aimon_mongo.postgres._sync.inbox",
-            "PostgresSessionLeaseStore": "aimon_mongo.postgres._sync.leases",
-            "PostgresSessionLogSegmentStore": "aimon_mongo.postgres._sync.segments",
-            "PostgresSessionRecordStore": "aimon_mongo.postgres._sync.records",
-            "PostgresSessionSignalBus": "aimon_mongo.postgres._sync.signals",
-            "PostgresSignalDriver": "aimon_mongo.postgres._sync.signals",
-            "PostgresTaskDriver": "aimon_mongo.postgres._sync.tasks",
+            "AsyncPostgresBackgroundTaskStore": "aimon_mongo._async.postgres.tasks",
+            "AsyncPostgresIdempotencyDriver": "aimon_mongo._async.postgres.idempotency",
+            "AsyncPostgresIdempotencyStore": "aimon_mongo._async.postgres.idempotency",
+            "AsyncPostgresInboxDriver": "aimon_mongo._async.postgres.inbox",
+            "AsyncPostgresLeaseDriver": "aimon_mongo._async.postgres.leases",
+            "AsyncPostgresRecordDriver": "aimon_mongo._async.postgres.records",
+            "AsyncPostgresSegmentDriver": "aimon_mongo._async.postgres.segments",
+            "AsyncPostgresSessionBackends": "aimon_mongo._async.postgres.backends",
+            "AsyncPostgresSessionInbox": "aimon_mongo._async.postgres.inbox",
+            "AsyncPostgresSessionLeaseStore": "aimon_mongo._async.postgres.leases",
+            "AsyncPostgresSessionLogSegmentStore": "aimon_mongo._async.postgres.segments",
+            "AsyncPostgresSessionRecordStore": "aimon_mongo._async.postgres.records",
+            "AsyncPostgresSessionSignalBus": "aimon_mongo._async.postgres.signals",
+            "AsyncPostgresSignalDriver": "aimon_mongo._async.postgres.signals",
+            "AsyncPostgresTaskDriver": "aimon_mongo._async.postgres.tasks",
+            "PostgresBackgroundTaskStore": "aimon_mongo._sync.postgres.tasks",
+            "PostgresIdempotencyDriver": "aimon_mongo._sync.postgres.idempotency",
+            "PostgresIdempotencyStore": "aimon_mongo._sync.postgres.idempotency",
+            "PostgresInboxDriver": "aimon_mongo._sync.postgres.inbox",
+            "PostgresLeaseDriver": "aimon_mongo._sync.postgres.leases",
+            "PostgresRecordDriver": "aimon_mongo._sync.postgres.records",
+            "PostgresSegmentDriver": "aimon_mongo._sync.postgres.segments",
+            "PostgresSessionBackends": "aimon_mongo._sync.postgres.backends",
+            "PostgresSessionInbox": "aimon_mongo._sync.postgres.inbox",
+            "PostgresSessionLeaseStore": "aimon_mongo._sync.postgres.leases",
+            "PostgresSessionLogSegmentStore": "aimon_mongo._sync.postgres.segments",
+            "PostgresSessionRecordStore": "aimon_mongo._sync.postgres.records",
+            "PostgresSessionSignalBus": "aimon_mongo._sync.postgres.signals",
+            "PostgresSignalDriver": "aimon_mongo._sync.postgres.signals",
+            "PostgresTaskDriver": "aimon_mongo._sync.postgres.tasks",
             "ReplicationGuard": "aimon_mongo.postgres.replication",
             "ReplicationReport": "aimon_mongo.postgres.replication",
             "SweepReport": "aimon_mongo.postgres.retention",
-            "ensure_schema": "aimon_mongo.postgres._sync.schema",
-            "ensure_schema_async": "aimon_mongo.postgres._async.schema:ensure_schema",
+            "ensure_schema": "aimon_mongo._sync.postgres.schema",
+            "ensure_schema_async": "aimon_mongo._async.postgres.schema:ensure_schema",
         },
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from aimon_mongo.services._async.signals import next_backoff
+from aimon_mongo._async.services.signals import next_backoff
 
 __all__ = ["SignalFeed", "next_backoff"]
 
@@ -26,7 +26,7 @@ SELF_POLL_SECONDS = 5.0
 """Fetch at least this often even without a doorbell (a lost NOTIFY costs at most this much latency)."""
 RECONNECT_BACKOFF_SECONDS = 0.5
 """First wait before reconnecting a dropped LISTEN connection; the watcher doubles it up to
-:data:`~aimon_mongo.services._async.signals.RETRY_BACKOFF_MAX` (:func:`next_backoff`)."""
+:data:`~aimon_mongo._async.services.signals.RETRY_BACKOFF_MAX` (:func:`next_backoff`)."""
 FETCH_LIMIT = 10_000
 GAP_GRACE_SECONDS = 60.0
 MAX_HOLE_SPAN = 4096

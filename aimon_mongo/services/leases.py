@@ -1,5 +1,5 @@
 """What a lease driver hands back (flavour-independent: the in-memory lease table, shared by both
-flavours, returns these too). The service (:mod:`aimon_mongo.services._async.leases`) builds the
+flavours, returns these too). The service (:mod:`aimon_mongo._async.services.leases`) builds the
 :class:`~aimon_mongo.model.Lease` from them."""
 
 from __future__ import annotations

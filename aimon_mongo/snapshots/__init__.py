@@ -15,22 +15,22 @@ from aimon_mongo._lazy import lazy_exports
 from aimon_mongo.snapshots.render import LineKind, RenderLine, render, render_lines
 
 if TYPE_CHECKING:
-    from aimon_mongo.snapshots._async.memory_store import AsyncInMemorySessionSnapshotStore
-    from aimon_mongo.snapshots._async.ports import (
+    from aimon_mongo._async.snapshots.memory_store import AsyncInMemorySessionSnapshotStore
+    from aimon_mongo._async.snapshots.ports import (
         AsyncSessionSnapshotStore,
         AsyncTaskOutputStore,
         AsyncTaskResultStore,
     )
-    from aimon_mongo.snapshots._async.scoped import AsyncScopedSessionSnapshotStore
-    from aimon_mongo.snapshots._async.snapshot_store import AsyncVfsSessionSnapshotStore
-    from aimon_mongo.snapshots._async.task_output import AsyncVfsTaskOutputStore
-    from aimon_mongo.snapshots._async.task_result_store import AsyncVfsTaskResultStore
-    from aimon_mongo.snapshots._sync.memory_store import InMemorySessionSnapshotStore
-    from aimon_mongo.snapshots._sync.ports import SessionSnapshotStore, TaskOutputStore, TaskResultStore
-    from aimon_mongo.snapshots._sync.scoped import ScopedSessionSnapshotStore
-    from aimon_mongo.snapshots._sync.snapshot_store import VfsSessionSnapshotStore
-    from aimon_mongo.snapshots._sync.task_output import VfsTaskOutputStore
-    from aimon_mongo.snapshots._sync.task_result_store import VfsTaskResultStore
+    from aimon_mongo._async.snapshots.scoped import AsyncScopedSessionSnapshotStore
+    from aimon_mongo._async.snapshots.snapshot_store import AsyncVfsSessionSnapshotStore
+    from aimon_mongo._async.snapshots.task_output import AsyncVfsTaskOutputStore
+    from aimon_mongo._async.snapshots.task_result_store import AsyncVfsTaskResultStore
+    from aimon_mongo._sync.snapshots.memory_store import InMemorySessionSnapshotStore
+    from aimon_mongo._sync.snapshots.ports import SessionSnapshotStore, TaskOutputStore, TaskResultStore
+    from aimon_mongo._sync.snapshots.scoped import ScopedSessionSnapshotStore
+    from aimon_mongo._sync.snapshots.snapshot_store import VfsSessionSnapshotStore
+    from aimon_mongo._sync.snapshots.task_output import VfsTaskOutputStore
+    from aimon_mongo._sync.snapshots.task_result_store import VfsTaskResultStore
     from aimon_mongo.snapshots.browse import SnapshotEntry
     from aimon_mongo.snapshots.codec import (
         FORMAT_VERSION,
@@ -144,20 +144,20 @@ if not TYPE_CHECKING:
             "FORMAT_VERSION": "aimon_mongo.snapshots.codec",
             "FORMAT_VERSION_V2": "aimon_mongo.snapshots.codec",
             "Artifact": "aimon_mongo.snapshots.message",
-            "AsyncInMemorySessionSnapshotStore": "aimon_mongo.snapshots._async.memory_store",
-            "AsyncScopedSessionSnapshotStore": "aimon_mongo.snapshots._async.scoped",
-            "AsyncSessionSnapshotStore": "aimon_mongo.snapshots._async.ports",
-            "AsyncTaskOutputStore": "aimon_mongo.snapshots._async.ports",
-            "AsyncTaskResultStore": "aimon_mongo.snapshots._async.ports",
-            "AsyncVfsSessionSnapshotStore": "aimon_mongo.snapshots._async.snapshot_store",
-            "AsyncVfsTaskOutputStore": "aimon_mongo.snapshots._async.task_output",
-            "AsyncVfsTaskResultStore": "aimon_mongo.snapshots._async.task_result_store",
+            "AsyncInMemorySessionSnapshotStore": "aimon_mongo._async.snapshots.memory_store",
+            "AsyncScopedSessionSnapshotStore": "aimon_mongo._async.snapshots.scoped",
+            "AsyncSessionSnapshotStore": "aimon_mongo._async.snapshots.ports",
+            "AsyncTaskOutputStore": "aimon_mongo._async.snapshots.ports",
+            "AsyncTaskResultStore": "aimon_mongo._async.snapshots.ports",
+            "AsyncVfsSessionSnapshotStore": "aimon_mongo._async.snapshots.snapshot_store",
+            "AsyncVfsTaskOutputStore": "aimon_mongo._async.snapshots.task_output",
+            "AsyncVfsTaskResultStore": "aimon_mongo._async.snapshots.task_result_store",
             "ContentBlock": "aimon_mongo.snapshots.message",
             "DocumentBlock": "aimon_mongo.snapshots.message",
             "Elision": "aimon_mongo.snapshots.model",
             "ImageBlock": "aimon_mongo.snapshots.message",
             "ImageSource": "aimon_mongo.snapshots.message",
-            "InMemorySessionSnapshotStore": "aimon_mongo.snapshots._sync.memory_store",
+            "InMemorySessionSnapshotStore": "aimon_mongo._sync.snapshots.memory_store",
             "JsonSessionSnapshotCodec": "aimon_mongo.snapshots.codec",
             "JsonTaskResultCodec": "aimon_mongo.snapshots.task_result",
             "LogEntry": "aimon_mongo.snapshots.model",
@@ -169,23 +169,23 @@ if not TYPE_CHECKING:
             "ResumableSession": "aimon_mongo.snapshots.envelope",
             "RewindPoint": "aimon_mongo.snapshots.model",
             "Role": "aimon_mongo.snapshots.message",
-            "ScopedSessionSnapshotStore": "aimon_mongo.snapshots._sync.scoped",
+            "ScopedSessionSnapshotStore": "aimon_mongo._sync.snapshots.scoped",
             "SeqRange": "aimon_mongo.snapshots.model",
             "SessionLogFormat": "aimon_mongo.snapshots.model",
             "SessionSnapshot": "aimon_mongo.snapshots.model",
             "SessionSnapshotCodec": "aimon_mongo.snapshots.envelope",
-            "SessionSnapshotStore": "aimon_mongo.snapshots._sync.ports",
+            "SessionSnapshotStore": "aimon_mongo._sync.snapshots.ports",
             "SnapshotEntry": "aimon_mongo.snapshots.browse",
             "SummarySpan": "aimon_mongo.snapshots.model",
-            "TaskOutputStore": "aimon_mongo.snapshots._sync.ports",
+            "TaskOutputStore": "aimon_mongo._sync.snapshots.ports",
             "TaskResult": "aimon_mongo.snapshots.task_result",
-            "TaskResultStore": "aimon_mongo.snapshots._sync.ports",
+            "TaskResultStore": "aimon_mongo._sync.snapshots.ports",
             "TextBlock": "aimon_mongo.snapshots.message",
             "ToolResult": "aimon_mongo.snapshots.message",
             "ToolUse": "aimon_mongo.snapshots.message",
-            "VfsSessionSnapshotStore": "aimon_mongo.snapshots._sync.snapshot_store",
-            "VfsTaskOutputStore": "aimon_mongo.snapshots._sync.task_output",
-            "VfsTaskResultStore": "aimon_mongo.snapshots._sync.task_result_store",
+            "VfsSessionSnapshotStore": "aimon_mongo._sync.snapshots.snapshot_store",
+            "VfsTaskOutputStore": "aimon_mongo._sync.snapshots.task_output",
+            "VfsTaskResultStore": "aimon_mongo._sync.snapshots.task_result_store",
             "ViewState": "aimon_mongo.snapshots.model",
             "content_hash": "aimon_mongo.snapshots.codec",
             "decode_entries": "aimon_mongo.snapshots.codec",

@@ -35,13 +35,13 @@ from fsspec.spec import AbstractBufferedFile
 from fsspec.utils import stringify_path
 from pymongo import AsyncMongoClient
 
+from aimon_mongo._async.vfs.gridfs import AsyncGridFSFileSystem
+from aimon_mongo._async.vfs.protocol import AsyncFileReader, AsyncFileWriter
+from aimon_mongo._async.vfs.protocol import AsyncFileSystem as VfsAsyncFileSystem
 from aimon_mongo.connection import URI_PRECEDENCE, resolve_mongodb_uri
 from aimon_mongo.errors import DirectoryNotEmptyError, VfsFileNotFoundError
 from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.names import DEFAULT_GRIDFS_BUCKET, DEFAULT_GRIDFS_CHUNK_SIZE, DEFAULT_VFS_DATABASE, VFS_GRIDFS_SCHEME
-from aimon_mongo.vfs._async.gridfs import AsyncGridFSFileSystem
-from aimon_mongo.vfs._async.protocol import AsyncFileReader, AsyncFileWriter
-from aimon_mongo.vfs._async.protocol import AsyncFileSystem as VfsAsyncFileSystem
 from aimon_mongo.vfs.paths import ROOT, base_name
 from aimon_mongo.vfs.positions import byte_range
 from aimon_mongo.vfs.sizecap import NO_MAX_FILE_SIZE

@@ -1,13 +1,13 @@
 """The filesystem contract in both flavours, and its value types.
 
-``AsyncFileSystem`` is written in :mod:`aimon_mongo.vfs._async.protocol`; ``FileSystem`` is its generated
+``AsyncFileSystem`` is written in :mod:`aimon_mongo._async.vfs.protocol`; ``FileSystem`` is its generated
 sync twin. Every backend implements one of them: memory, local directory, GridFS.
 """
 
+from aimon_mongo._async.vfs.protocol import AsyncFileReader, AsyncFileSystem, AsyncFileWriter
+from aimon_mongo._async.vfs.protocol import Content as AsyncContent
+from aimon_mongo._sync.vfs.protocol import Content, FileReader, FileSystem, FileWriter
 from aimon_mongo.model.vfs import BackendState, BackendStatus, BackendType, FileInfo, FsckReport, Usage
-from aimon_mongo.vfs._async.protocol import AsyncFileReader, AsyncFileSystem, AsyncFileWriter
-from aimon_mongo.vfs._async.protocol import Content as AsyncContent
-from aimon_mongo.vfs._sync.protocol import Content, FileReader, FileSystem, FileWriter
 
 __all__ = [
     "AsyncContent",

@@ -18,8 +18,8 @@ from deepagents.backends.utils import (
     slice_read_response,
 )
 
-import aimon_mongo.deepagents._async.files as async_files
-import aimon_mongo.deepagents._sync.files as sync_files
+import aimon_mongo._async.deepagents.files as async_files
+import aimon_mongo._sync.deepagents.files as sync_files
 from aimon_mongo.deepagents import AimonBackend
 from aimon_mongo.deepagents.roots import resolve_root, to_agent, to_vfs
 from aimon_mongo.errors import InvalidArgumentError

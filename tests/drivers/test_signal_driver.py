@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from pymongo import AsyncMongoClient
 
+from aimon_mongo._async.mongo.signals import AsyncMongoSessionSignalBus
 from aimon_mongo.model import SessionSignal, SignalKind
 from aimon_mongo.mongo import ensure_schema_async
-from aimon_mongo.mongo._async.signals import AsyncMongoSessionSignalBus
 from tests.conformance.backends import AsyncFacade
 from tests.conformance.helpers import Recorder, new_id, signal, wait_until
 from tests.drivers.conftest import driver_of

@@ -14,7 +14,7 @@ from typing import Any
 
 import psycopg
 
-from aimon_mongo.postgres._sync.schema import ensure_schema
+from aimon_mongo._sync.postgres.schema import ensure_schema
 
 V1_TABLES = [
     "conversation_lock",

@@ -157,7 +157,7 @@ def test_from_uri_waits_a_bounded_time_and_says_so_in_one_short_line() -> None:
         assert "no server answered within 0.3s" in text and "Topology" not in text and len(text) < 300
     finally:
         node.close()
-    from aimon_mongo.mongo._sync.connect import DEFAULT_SERVER_SELECTION_TIMEOUT_MS, client_for
+    from aimon_mongo._sync.mongo.connect import DEFAULT_SERVER_SELECTION_TIMEOUT_MS, client_for
 
     assert client_for("mongodb://h")._options.server_selection_timeout == DEFAULT_SERVER_SELECTION_TIMEOUT_MS / 1000
     assert client_for("mongodb://h/?serverSelectionTimeoutMS=1234")._options.server_selection_timeout == 1.234

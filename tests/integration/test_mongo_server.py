@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from pymongo import AsyncMongoClient, MongoClient
 
+from aimon_mongo._async.mongo import server as async_server
+from aimon_mongo._sync.mongo import server as sync_server
 from aimon_mongo.errors import BackendUnavailable
-from aimon_mongo.mongo._async import server as async_server
-from aimon_mongo.mongo._sync import server as sync_server
 
 
 def test_sync_ping_and_describe(mongo_client: MongoClient[dict[str, Any]]) -> None:

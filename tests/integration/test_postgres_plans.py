@@ -16,9 +16,9 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from aimon_mongo._sync.postgres.segments import SCAN
 from aimon_mongo.model import PrincipalType
 from aimon_mongo.postgres import PostgresSessionBackends
-from aimon_mongo.postgres._sync.segments import SCAN
 from aimon_mongo.postgres.sqltext import qualify
 
 SEGMENTS, SEGMENT_SESSIONS = 50_000, 5_000

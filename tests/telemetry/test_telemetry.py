@@ -301,10 +301,10 @@ def test_snapshot_store(spans: InMemorySpanExporter) -> None:
         ("aimon_mongo._async.ports:AsyncBackgroundTaskStore", "TASKS"),
         ("aimon_mongo._async.ports:AsyncSessionRecordStore", "RECORDS"),
         ("aimon_mongo._async.ports:AsyncSessionLogSegmentStore", "SEGMENTS"),
-        ("aimon_mongo.snapshots._async.ports:AsyncSessionSnapshotStore", "SNAPSHOTS"),
-        ("aimon_mongo.snapshots._async.ports:AsyncTaskOutputStore", "TASK_OUTPUT"),
-        ("aimon_mongo.snapshots._async.ports:AsyncTaskResultStore", "TASK_RESULTS"),
-        ("aimon_mongo.vfs._async.protocol:AsyncFileSystem", "FILESYSTEM"),
+        ("aimon_mongo._async.snapshots.ports:AsyncSessionSnapshotStore", "SNAPSHOTS"),
+        ("aimon_mongo._async.snapshots.ports:AsyncTaskOutputStore", "TASK_OUTPUT"),
+        ("aimon_mongo._async.snapshots.ports:AsyncTaskResultStore", "TASK_RESULTS"),
+        ("aimon_mongo._async.vfs.protocol:AsyncFileSystem", "FILESYSTEM"),
     ],
 )
 def test_every_public_operation_of_a_contract_has_its_rule(protocol: str, rules: str) -> None:

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from aimon_mongo import telemetry
 from aimon_mongo.memory import AsyncMemorySessionBackends, MemorySessionBackends
 from aimon_mongo.model import InboundMessage, Principal, Priority, TextInput
-from aimon_mongo.services._sync.inbox import Inbox
+from aimon_mongo._sync.services.inbox import Inbox
 from aimon_mongo.snapshots import Message, Role, SessionSnapshot, VfsSessionSnapshotStore
 from aimon_mongo.vfs import MemoryFileSystem
 

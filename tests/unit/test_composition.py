@@ -24,15 +24,15 @@ from redis.asyncio import Redis as AsyncRedis
 
 import aimon_mongo
 from aimon_mongo import memory, mongo, postgres, redis, services
+from aimon_mongo._async.postgres.pool import AsyncPgPool
+from aimon_mongo._async.redis.connection import AsyncRedisIO
+from aimon_mongo._sync.redis.connection import RedisIO
 from aimon_mongo.clock import system_clock
 from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.memory import AsyncMemoryLeaseDriver, MemoryInboxDriver, MemoryStorage
 from aimon_mongo.mongo import AsyncMongoLeaseDriver, MongoRecordDriver
 from aimon_mongo.postgres import AsyncPostgresSegmentDriver
-from aimon_mongo.postgres._async.pool import AsyncPgPool
 from aimon_mongo.redis import AsyncRedisInboxDriver, RedisKeys, RedisTaskDriver
-from aimon_mongo.redis._async.connection import AsyncRedisIO
-from aimon_mongo.redis._sync.connection import RedisIO
 from aimon_mongo.services import AsyncInbox, AsyncLeaseStore, AsyncSegmentStore, Inbox, RecordStore, TaskStore
 
 PACKAGE = Path(aimon_mongo.__file__).parent
@@ -115,7 +115,7 @@ def test_a_bundle_composes_each_service_over_its_driver(flavour: str) -> None:
 def test_no_backend_class_exists_only_to_build_its_service() -> None:
     """A subclass of a service in a backend adds something (its extras), or it is a factory."""
     found: dict[str, set[str]] = {}
-    for path in sorted(PACKAGE.glob("*/_async/*.py")):
+    for path in sorted(PACKAGE.glob("_async/*/*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             bases = [ast.unparse(base).split("[")[0] for base in getattr(node, "bases", [])]
             if isinstance(node, ast.ClassDef) and any(base.removeprefix("Async") in SERVICES for base in bases):

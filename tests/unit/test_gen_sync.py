@@ -26,7 +26,7 @@ def test_rules_convert_driver_names_and_syntax() -> None:
         "from redis.asyncio import Redis\n"
         "from psycopg_pool import AsyncConnectionPool\n"
         "from aimon_mongo._async_runtime import Lock, sleep\n"
-        "from aimon_mongo.mongo._async.inbox import AsyncMongoSessionInbox\n"
+        "from aimon_mongo._async.mongo.inbox import AsyncMongoSessionInbox\n"
         "class AsyncThing:\n"
         "    async def __aenter__(self) -> AsyncThing:\n"
         "        async with self._lock:\n"
@@ -41,7 +41,7 @@ def test_rules_convert_driver_names_and_syntax() -> None:
         "from redis import Redis",
         "from psycopg_pool import ConnectionPool",
         "from aimon_mongo._sync_runtime import Lock, sleep",
-        "from aimon_mongo.mongo._sync.inbox import MongoSessionInbox",
+        "from aimon_mongo._sync.mongo.inbox import MongoSessionInbox",
         "class Thing:",
         "    def __enter__(self) -> Thing:",
         "        with self._lock:",
@@ -76,10 +76,10 @@ NEEDED = (r"\basync def\b", r"\bawait ")
 
 @pytest.fixture
 def tiny_tree(tmp_path: Path) -> Iterator[Path]:
-    """A tree with one ``_async`` source, the generator pointed at it with only the rules it needs."""
-    pkg = tmp_path / "aimon_mongo" / "x"
-    (pkg / "_async").mkdir(parents=True)
-    (pkg / "_async" / "m.py").write_text("async def f() -> None:\n    await g()\n")
+    """A tree with one source in the async tree, the generator pointed at it with only the rules it needs."""
+    pkg = tmp_path / "aimon_mongo"
+    (pkg / "_async" / "x").mkdir(parents=True)
+    (pkg / "_async" / "x" / "m.py").write_text("async def f() -> None:\n    await g()\n")
     original = (gen_sync.ROOT, gen_sync.PACKAGE, gen_sync._COMPILED, gen_sync._PACKAGE_COMPILED)
     gen_sync.ROOT, gen_sync.PACKAGE = tmp_path, tmp_path / "aimon_mongo"
     gen_sync._COMPILED = [rule for rule in original[2] if rule[0].pattern in NEEDED]
@@ -91,21 +91,21 @@ def tiny_tree(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_check_mode_reports_a_stale_twin(tiny_tree: Path) -> None:
-    pkg = tiny_tree
-    (pkg / "_sync").mkdir()
-    (pkg / "_sync" / "m.py").write_text("# stale\n")
-    (pkg / "_sync" / "orphan.py").write_text("# no source\n")
+    twins = tiny_tree / "_sync" / "x"
+    twins.mkdir(parents=True)
+    (twins / "m.py").write_text("# stale\n")
+    (twins / "orphan.py").write_text("# no source\n")
     assert gen_sync.main(["--check"]) == 1
-    (pkg / "_sync" / "orphan.py").unlink()
+    (twins / "orphan.py").unlink()
     assert gen_sync.main([]) == 0
-    assert (pkg / "_sync" / "m.py").read_text().endswith("def f() -> None:\n    g()\n")
+    assert (twins / "m.py").read_text().endswith("def f() -> None:\n    g()\n")
     assert gen_sync.main(["--check"]) == 0
 
 
 def test_check_mode_fails_on_a_rule_that_matches_nothing(tiny_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     needed = gen_sync._COMPILED
     gen_sync._COMPILED = [*needed, (re.compile(r"\bStopAsyncIteration\b"), "StopIteration")]
-    gen_sync._PACKAGE_COMPILED = {"aimon_mongo/x/": [(re.compile(r"\baput\b"), "put")]}
+    gen_sync._PACKAGE_COMPILED = {"aimon_mongo/_async/x/": [(re.compile(r"\baput\b"), "put")]}
     assert gen_sync.main([]) == 0  # generating does not judge the rules
     capsys.readouterr()
     assert gen_sync.main(["--check"]) == 1

@@ -385,8 +385,8 @@ async def test_pure_posix_paths_are_normal_path_inputs(fs: Any) -> None:
 
 
 async def test_retries_cover_a_lost_read_race_and_stop_after_the_attempts() -> None:
+    from aimon_mongo._async.vfs.retry import retry_conflicts
     from aimon_mongo.errors import FileReplacedError
-    from aimon_mongo.vfs._async.retry import retry_conflicts
 
     failures = [FileReplacedError("f.txt"), RevisionMismatchError("f.txt", "a", "b")]
 

@@ -18,6 +18,7 @@ import pytest
 from pymongo import AsyncMongoClient, MongoClient, monitoring
 from pymongo.synchronous.database import Database
 
+from aimon_mongo._sync.vfs.gridfs import BATCH_BYTES
 from aimon_mongo.errors import (
     BackendConnectionError,
     BackendUnavailable,
@@ -27,7 +28,6 @@ from aimon_mongo.errors import (
 )
 from aimon_mongo.schema_gate import assert_conforms
 from aimon_mongo.vfs import AsyncGridFSFileSystem, GridFSFileSystem
-from aimon_mongo.vfs._sync.gridfs import BATCH_BYTES
 from tests.fixtures.mongo import CLIENT_OPTIONS
 from tests.fixtures.tcp_proxy import TcpProxy
 

@@ -166,7 +166,7 @@ def test_collect_falls_back_to_one_entry_per_round_trip_where_transactions_are_r
         inbox = _inbox(client, name)
         session = new_id()
         inbox.deliver_many([message(session, turn_id=str(i)) for i in range(6)])
-        with caplog.at_level(logging.INFO, logger="aimon_mongo.mongo._sync.inbox"), log.recording() as first:
+        with caplog.at_level(logging.INFO, logger="aimon_mongo._sync.mongo.inbox"), log.recording() as first:
             assert [m.turn_id for m in inbox.collect(session).messages] == [str(i) for i in range(6)]
         assert "the server refuses transactions" in caplog.text
         assert inbox.collects_in_transactions is False

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from pymongo import AsyncMongoClient, MongoClient
 
+from aimon_mongo._async.mongo.signals import AsyncMongoSessionSignalBus
+from aimon_mongo._sync.mongo.signals import MongoSessionSignalBus
 from aimon_mongo.model import SessionSignal, SignalKind
 from aimon_mongo.mongo import ensure_schema
-from aimon_mongo.mongo._async.signals import AsyncMongoSessionSignalBus
-from aimon_mongo.mongo._sync.signals import MongoSessionSignalBus
 
 WAIT = 30.0
 pytestmark = pytest.mark.changestream

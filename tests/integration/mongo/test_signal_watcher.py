@@ -13,10 +13,10 @@ from urllib.parse import urlparse
 import pytest
 from pymongo import AsyncMongoClient, MongoClient
 
+from aimon_mongo._async.mongo.signals import AsyncMongoSessionSignalBus
+from aimon_mongo._sync.mongo.signals import MongoSessionSignalBus
 from aimon_mongo.model import SessionSignal, SignalKind
 from aimon_mongo.mongo import ensure_schema
-from aimon_mongo.mongo._async.signals import AsyncMongoSessionSignalBus
-from aimon_mongo.mongo._sync.signals import MongoSessionSignalBus
 from tests.fixtures.tcp_proxy import TcpProxy
 
 WAIT = 30.0
@@ -60,7 +60,7 @@ def test_polling_watcher_continues_after_a_disconnect(
         publisher.publish(_signal(session, "node-a", 1))
         _wait(lambda: received == [1], "the first signal")
 
-        with caplog.at_level(logging.WARNING, logger="aimon_mongo.mongo._sync.signals"):
+        with caplog.at_level(logging.WARNING, logger="aimon_mongo._sync.mongo.signals"):
             proxy.cut()
             _wait(lambda: any("retrying" in r.getMessage() for r in caplog.records), "the watcher to notice")
             publisher.publish(_signal(session, "node-a", 2))  # published while node-b is disconnected

@@ -1,4 +1,4 @@
-"""The one transaction helper (``aimon_mongo.mongo._sync.transactions``) on the stand-in: a real write
+"""The one transaction helper (``aimon_mongo._sync.mongo.transactions``) on the stand-in: a real write
 conflict is retried on PyMongo's label, the retries are bounded, and a refusing deployment is named."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pymongo.errors import OperationFailure
 from pymongo.synchronous.client_session import ClientSession
 from pymongo.synchronous.database import Database
 
-from aimon_mongo.mongo._async.transactions import run_in_transaction as async_run_in_transaction
-from aimon_mongo.mongo._sync.transactions import (
+from aimon_mongo._async.mongo.transactions import run_in_transaction as async_run_in_transaction
+from aimon_mongo._sync.mongo.transactions import (
     TRANSIENT,
     RetryTransaction,
     TransactionConflict,

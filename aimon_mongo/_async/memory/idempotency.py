@@ -1,0 +1,62 @@
+"""The in-memory idempotency store (async flavour; the sync twin is generated): the service over
+:class:`~aimon_mongo.memory.idempotency_table.IdempotencyTable`."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from aimon_mongo._async.services.idempotency import AsyncIdempotency
+from aimon_mongo.exported import exported_from
+from aimon_mongo.memory.idempotency_table import IdempotencyTable
+from aimon_mongo.memory.storage import MemoryStorage
+from aimon_mongo.model import IdempotencyEntry, TurnResult
+from aimon_mongo.services.composed import located
+from aimon_mongo.services.failures import Failures, no_failures
+
+
+@exported_from("aimon_mongo.memory")
+class AsyncMemoryIdempotencyDriver:
+    """The table's primitives, awaitable; entries are kept as models (``decode`` is the identity)."""
+
+    failures: Failures = no_failures
+    holder_id_forbidden_chars = ""
+
+    def __init__(self, table: IdempotencyTable) -> None:
+        self._table = table
+
+    def __repr__(self) -> str:
+        return located(self)
+
+    def decode(self, raw: IdempotencyEntry) -> IdempotencyEntry:
+        return raw
+
+    async def put(self, entry: IdempotencyEntry, ttl: timedelta) -> tuple[bool, IdempotencyEntry | None]:
+        existing = self._table.put(entry, ttl)
+        return existing is None, existing
+
+    async def mark_done(self, key: str, result: TurnResult, ttl: timedelta) -> bool:
+        return self._table.mark_done(key, result, ttl)
+
+    async def touch(self, key: str, holder_id: str) -> bool:
+        return self._table.touch(key, holder_id)
+
+    async def rehold(self, key: str, expected: str | None, holder_id: str | None, ttl: timedelta) -> bool:
+        return self._table.rehold(key, expected, holder_id, ttl)
+
+    async def delete_held(self, key: str, expected: str | None) -> bool:
+        return self._table.delete_held(key, expected)
+
+    async def stale_candidates(self, cutoff: datetime, limit: int) -> list[tuple[str, IdempotencyEntry]]:
+        return [(entry.key, entry) for entry in self._table.live()]
+
+    async def find(self, key: str) -> IdempotencyEntry | None:
+        return self._table.find(key)
+
+
+@exported_from("aimon_mongo.memory")
+def AsyncMemoryIdempotencyStore(storage: MemoryStorage) -> AsyncIdempotency:
+    """Client-key de-duplication on a :class:`MemoryStorage` (its clock decides expiry).
+
+    A factory: the :class:`~aimon_mongo.services.AsyncIdempotency` service over
+    :class:`AsyncMemoryIdempotencyDriver`."""
+    return AsyncIdempotency(AsyncMemoryIdempotencyDriver(storage.idempotency), storage.idempotency.done_ttl)

@@ -1,0 +1,241 @@
+# GENERATED from aimon_mongo/_async/mongo/inbox.py by scripts/gen_sync.py; do not edit.
+"""MongoDB inbox driver (generated from the ``_async`` source): ``conversation_inbox`` + quarantine.
+
+* ``append`` of one entry: an upsert on a pre-allocated ObjectId with a pipeline ``$set``, so the top-level
+  ``deliveredAt`` (the FIFO key) is the server's ``$$NOW``; no de-duplication here.
+* ``append`` of several: the same upserts in one ordered bulk write (one ``update`` command).
+* ``take``: at most :attr:`batch_limit` entries per call (filter session + priority ordinal ``<=`` max,
+  no priority filter when max is ``LATER``; sort priority then ``deliveredAt``). Where the deployment runs
+  transactions (a replica set, a sharded cluster, a stand-in that accepts them) the batch is found with
+  one ``find`` and removed in a transaction (``delete`` of those ids + commit), 3 round trips (1 when
+  empty), run again on a write conflict with another collector. A deployment that refuses the first
+  transaction (a standalone ``mongod``) gets the ``find_one_and_delete`` loop, one round trip per entry,
+  from then on.
+  At-most-once: an entry is deleted before the service decodes it; the raw document of one that cannot
+  be decoded is moved to ``conversation_inbox_quarantine`` (one ``insert``) — it can be listed, replayed
+  or deleted. If the server fails in the middle of the loop, the entries already removed are returned
+  (not lost); the failure is raised only when nothing was removed yet.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from bson import ObjectId
+from pymongo import UpdateOne
+from pymongo.synchronous.client_session import ClientSession
+from pymongo.synchronous.collection import Collection
+from pymongo.errors import PyMongoError
+
+from aimon_mongo import names as n
+from aimon_mongo._sync.mongo.transactions import (
+    RetryTransaction,
+    TransactionConflict,
+    TransactionsRefused,
+    run_in_transaction,
+)
+from aimon_mongo._sync.services.inbox import Inbox, Triage
+from aimon_mongo.clock import Clock
+from aimon_mongo.codec.inbound import to_mongo_document
+from aimon_mongo.codec.inbox_entry import decode_mongo_entry, replayed_document
+from aimon_mongo.exported import exported_from
+from aimon_mongo.model import InboundMessage, Priority, UnreadableEntry
+from aimon_mongo.model.record import QuarantinedEntry
+from aimon_mongo.mongo.documents import NOW, literal, object_id, quarantine_document, quarantined_from_document
+from aimon_mongo.mongo.failures import failures
+from aimon_mongo.services.composed import located
+from aimon_mongo.services.failures import Failures
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH_SIZE = 64
+TRANSACTION_ATTEMPTS = 8
+"""Transactional collects run per call before a conflicted one falls back to the loop (which always
+makes progress)."""
+_FIFO = [(n.F_PRIORITY, 1), (n.F_DELIVERED_AT, 1)]
+_Delivery = tuple[ObjectId, dict[str, Any], list[dict[str, Any]]]
+"""An encoded entry: its pre-allocated id, the upsert's filter and its pipeline."""
+
+
+@exported_from("aimon_mongo.mongo")
+class MongoInboxDriver:
+    """Collection calls only (see the module text)."""
+
+    batch_limit: int | None = MAX_BATCH_SIZE
+    quarantines_in_take = False
+    takes_in_order = False
+    """The ``find_one_and_delete`` loop can take an urgent entry delivered while it ran after a later tier."""
+    failures: Failures = failures
+    decode_replay = staticmethod(replayed_document)
+
+    def __init__(
+        self,
+        inbox: Collection[dict[str, Any]],
+        quarantine: Collection[dict[str, Any]],
+        clock: Clock,
+    ) -> None:
+        self._inbox = inbox
+        self._quarantine = quarantine
+        self._clock = clock
+        self.batched: bool | None = None
+        """Whether ``take`` runs in a transaction: ``None`` until the first take finds out."""
+
+    def __repr__(self) -> str:
+        return located(self, self._inbox.full_name, self._quarantine.full_name)
+
+    @staticmethod
+    def encode(message: InboundMessage) -> _Delivery:
+        """The new entry's id, the upsert's filter and its pipeline: every field literal, ``deliveredAt`` the
+        server's ``$$NOW``."""
+        oid = ObjectId()
+        doc = to_mongo_document(message, oid)
+        stage: dict[str, Any] = {key: literal(value) for key, value in doc.items() if key != n.F_ID}
+        stage[n.F_DELIVERED_AT] = NOW
+        # the whole shard key (conversationId) in the filter: mongos routes the upsert to one shard; `_id`
+        # first, so a server that builds the new document in filter order stores `_id` first as before
+        return oid, {n.F_ID: oid, n.F_CONVERSATION_ID: message.session_id}, [{"$set": stage}]
+
+    @staticmethod
+    def decode(raw: dict[str, Any], session_id: str) -> InboundMessage | UnreadableEntry:
+        return decode_mongo_entry(raw, session_id)
+
+    def append(self, entries: Sequence[tuple[InboundMessage, _Delivery]]) -> list[str]:
+        """One upsert, or one ordered bulk write of them (one ``update`` command, split by the driver only past
+        the server's batch limits). The entries of one call share the server time that one command sees, and
+        the FIFO index keeps equal keys in insertion order, so the call's order holds."""
+        if len(entries) == 1:
+            [(_, (_, target, pipeline))] = entries
+            self._inbox.update_one(target, pipeline, upsert=True)
+        else:
+            writes = [UpdateOne(target, pipeline, upsert=True) for _, (_, target, pipeline) in entries]
+            self._inbox.bulk_write(writes, ordered=True)
+        return [str(oid) for _, (oid, _, _) in entries]
+
+    def take(self, session_id: str, ceiling: Priority, triage: Triage[dict[str, Any]]) -> list[dict[str, Any]]:
+        """At most :data:`MAX_BATCH_SIZE` entries in FIFO order: in a transaction where the deployment runs
+        them, else by the ``find_one_and_delete`` loop."""
+        query: dict[str, Any] = {n.F_CONVERSATION_ID: session_id}
+        if ceiling is not Priority.LATER:
+            # Only below the last tier: a take of everything also takes entries whose stored priority no tier
+            # names (a foreign or damaged write), so they are quarantined instead of keeping is_empty() False
+            # for ever; they sort after LATER (numbers) or before NOW (null, negative numbers).
+            query[n.F_PRIORITY] = {"$lte": ceiling.ordinal}
+        docs = None if self.batched is False else self._take_in_transaction(session_id, query)
+        return self._take_one_by_one(query) if docs is None else docs
+
+    def _take_in_transaction(self, session_id: str, query: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The batch in FIFO order, removed in one transaction: ``find`` (limit 64), then ``delete`` of those
+        ids + ``commitTransaction`` in a transaction — 3 round trips, 1 when the inbox is empty. The delete
+        must remove every id found, else another collector took some: abort and run again; a write conflict
+        runs it again too, up to :data:`TRANSACTION_ATTEMPTS` times in all
+        (:func:`~aimon_mongo._sync.mongo.transactions.run_in_transaction`). Entries are never
+        changed after delivery, so what the ``find`` read is what the transaction removed. ``None``: use the
+        loop instead — the deployment refuses transactions (remembered for this inbox) or every attempt met
+        a conflict. Any other failure raises: not committed (nothing removed), or a commit whose outcome is
+        unknown."""
+
+        def take(session: ClientSession) -> list[dict[str, Any]]:
+            docs = self._inbox.find(query).sort(_FIFO).limit(MAX_BATCH_SIZE).to_list()
+            if docs:
+                ids = [doc[n.F_ID] for doc in docs]
+                target = {n.F_CONVERSATION_ID: session_id, n.F_ID: {"$in": ids}}
+                removed = self._inbox.delete_many(target, session=session)
+                if removed.deleted_count != len(ids):
+                    raise RetryTransaction  # another collector took some of them
+            return docs
+
+        try:
+            docs = run_in_transaction(
+                self._inbox.database.client,
+                take,
+                attempts=TRANSACTION_ATTEMPTS,
+                read_concern=self._inbox.read_concern,
+                write_concern=self._inbox.write_concern,
+            )
+        except TransactionsRefused:
+            log.info("collect takes one entry per round trip: the server refuses transactions")
+            self.batched = False
+            return None
+        except TransactionConflict:
+            return None  # every attempt met a conflict: nothing was removed
+        if docs:
+            self.batched = True
+        return docs
+
+    def _take_one_by_one(self, query: dict[str, Any]) -> list[dict[str, Any]]:
+        """Up to 64 ``find_one_and_delete`` calls in FIFO order; a server failure after the first removal
+        ends the batch early (what was removed is returned, never lost)."""
+        docs: list[dict[str, Any]] = []
+        for _ in range(MAX_BATCH_SIZE):
+            try:
+                doc = self._inbox.find_one_and_delete(query, sort=_FIFO)
+            except PyMongoError:
+                if not docs:
+                    raise  # nothing was removed yet
+                log.warning("inbox collect of session %s stopped early by a server error", query[n.F_CONVERSATION_ID])
+                break
+            if doc is None:
+                break
+            docs.append(doc)
+        return docs
+
+    def quarantine(self, session_id: str, entries: Sequence[tuple[dict[str, Any], UnreadableEntry]]) -> None:
+        """One ``insert`` of the raw documents (unordered: one refused document does not stop the others)."""
+        at = self._clock()
+        kept = [quarantine_document(doc, entry.reason, session_id, at) for doc, entry in entries]
+        self._quarantine.insert_many(kept, ordered=False)
+
+    def peek(self, session_id: str, limit: int) -> list[dict[str, Any]]:
+        """At most :data:`MAX_BATCH_SIZE` entries."""
+        found = self._inbox.find({n.F_CONVERSATION_ID: session_id}).sort(_FIFO)
+        return found.to_list(min(limit, MAX_BATCH_SIZE))
+
+    def is_empty(self, session_id: str) -> bool:
+        return self._inbox.find_one({n.F_CONVERSATION_ID: session_id}, projection={n.F_ID: 1}) is None
+
+    def purge(self, session_id: str) -> None:
+        self._inbox.delete_many({n.F_CONVERSATION_ID: session_id})
+
+    def list_quarantined(self, session_id: str | None, limit: int) -> list[QuarantinedEntry]:
+        query = {} if session_id is None else {n.F_CONVERSATION_ID: session_id}
+        docs = self._quarantine.find(query).sort([(n.F_QUARANTINED_AT, 1), (n.F_ID, 1)]).to_list(limit)
+        return [quarantined_from_document(doc) for doc in docs]
+
+    def find_quarantined(self, quarantine_id: str) -> dict[str, Any] | None:
+        oid = object_id(quarantine_id)
+        return None if oid is None else self._quarantine.find_one({n.F_ID: oid})
+
+    def restore(self, quarantine_id: str, message: InboundMessage, encoded: _Delivery) -> str | None:
+        """Deliver first, then drop the quarantine document (a failure in between leaves a duplicate, never a
+        loss); when another replay dropped it first, the new entry is withdrawn again and ``None`` returned."""
+        (new_id,) = self.append([(message, encoded)])
+        if (self._quarantine.delete_one({n.F_ID: object_id(quarantine_id)})).deleted_count == 1:
+            return new_id
+        self._inbox.delete_one(encoded[1])  # the filter of the upsert: this entry, by id and session
+        return None
+
+    def delete_quarantined(self, quarantine_id: str) -> bool:
+        oid = object_id(quarantine_id)
+        return oid is not None and (self._quarantine.delete_one({n.F_ID: oid})).deleted_count == 1
+
+
+@exported_from("aimon_mongo.mongo")
+class MongoSessionInbox(Inbox[_Delivery, dict[str, Any], dict[str, Any]]):
+    """Cross-node mailbox per session on ``conversation_inbox`` (see the module text)."""
+
+    def __init__(
+        self,
+        inbox: Collection[dict[str, Any]],
+        quarantine: Collection[dict[str, Any]],
+        clock: Clock,
+    ) -> None:
+        self._mongo = MongoInboxDriver(inbox, quarantine, clock)
+        super().__init__(self._mongo)
+
+    @property
+    def collects_in_transactions(self) -> bool | None:
+        """Whether ``collect`` takes its batch in a transaction (True) or one entry per round trip (False,
+        the deployment refused transactions); ``None`` until the first collect found out."""
+        return self._mongo.batched

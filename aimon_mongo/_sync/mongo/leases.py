@@ -1,0 +1,99 @@
+# GENERATED from aimon_mongo/_async/mongo/leases.py by scripts/gen_sync.py; do not edit.
+"""MongoDB lease store (generated from the ``_async`` source): ``conversation_locks``.
+
+Every decision uses the server's clock (``$$NOW``), the cold-start insert included:
+
+1. *steal*: ``find_one_and_update`` on ``{_id, $expr: leaseExpiresAt <= $$NOW}`` with a pipeline that sets
+   the holder (as a ``$literal``), token + 1 and the server-time expiry;
+2. otherwise *cold start*: an upsert whose filter can only match a document that has no token yet
+   (``fencingToken: {$exists: false}``), so on an existing lock it turns into an insert that fails with a
+   duplicate key: the lease is held (or someone won the race) and the answer is ``None``.
+
+Release expires the document in place and never deletes it, so the token counter survives.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from bson.int64 import Int64
+from pymongo import ReturnDocument
+from pymongo.synchronous.collection import Collection
+from pymongo.errors import DuplicateKeyError
+
+from aimon_mongo import names as n
+from aimon_mongo._sync.services.leases import LeaseStore
+from aimon_mongo.exported import exported_from
+from aimon_mongo.model import Lease
+from aimon_mongo.mongo.documents import NOW, alive, expired, lease_claim, lease_from_document, now_plus
+from aimon_mongo.mongo.failures import failures
+from aimon_mongo.services.composed import located
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.leases import Granted, Held
+
+
+@exported_from("aimon_mongo.mongo")
+class MongoLeaseDriver:
+    """The lease primitives on ``conversation_locks`` (see the module text)."""
+
+    failures: Failures = failures
+    resurrects_lapsed = True
+    """``extend`` is a token CAS: a lapsed lease nobody took over is revived."""
+    holder_id_forbidden_chars = ""
+
+    def __init__(self, collection: Collection[dict[str, Any]]) -> None:
+        self._locks = collection
+
+    def __repr__(self) -> str:
+        return located(self, self._locks.full_name)
+
+    def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
+        doc = self._locks.find_one_and_update(
+            {n.F_ID: session_id, "$expr": expired(n.F_LEASE_EXPIRES_AT)},
+            lease_claim(holder_id, ttl, first=False),
+            return_document=ReturnDocument.AFTER,
+        )
+        if doc is None:
+            try:
+                doc = self._locks.find_one_and_update(
+                    {n.F_ID: session_id, n.F_FENCING_TOKEN: {"$exists": False}},
+                    lease_claim(holder_id, ttl, first=True),
+                    upsert=True,
+                    return_document=ReturnDocument.AFTER,
+                )
+            except DuplicateKeyError:
+                return None
+        if doc is None:
+            return None
+        held = lease_from_document(doc)
+        return Granted(held.fencing_token, held.expires_at)
+
+    def extend(self, lease: Lease, ttl: timedelta) -> bool:
+        result = self._locks.update_one(_matching(lease), [{"$set": {n.F_LEASE_EXPIRES_AT: now_plus(ttl)}}])
+        return result.matched_count == 1
+
+    def release(self, lease: Lease) -> None:
+        self._locks.update_one(_matching(lease), [{"$set": {n.F_HOLDER_ID: None, n.F_LEASE_EXPIRES_AT: NOW}}])
+
+    def find(self, session_id: str) -> Held | None:
+        doc = self._locks.find_one(
+            {n.F_ID: session_id, n.F_HOLDER_ID: {"$ne": None}, "$expr": alive(n.F_LEASE_EXPIRES_AT)}
+        )
+        return None if doc is None else lease_from_document(doc)
+
+
+@exported_from("aimon_mongo.mongo")
+def MongoSessionLeaseStore(collection: Collection[dict[str, Any]]) -> LeaseStore:
+    """Holder election with fencing tokens on ``conversation_locks`` (the lease service over
+    :class:`MongoLeaseDriver`).
+
+    A factory: the :class:`~aimon_mongo.services.LeaseStore` service over :class:`MongoLeaseDriver`."""
+    return LeaseStore(MongoLeaseDriver(collection))
+
+
+def _matching(lease: Lease) -> dict[str, Any]:
+    # The token is stored as int64: match it as int64 too, so a server that compares numbers by BSON type
+    # (the mongoeco SQLite engine does) finds the lock; MongoDB compares across number types anyway.
+    token = Int64(lease.fencing_token)
+    return {n.F_ID: lease.session_id, n.F_HOLDER_ID: lease.holder_id, n.F_FENCING_TOKEN: token}

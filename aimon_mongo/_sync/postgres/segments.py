@@ -1,0 +1,88 @@
+# GENERATED from aimon_mongo/_async/postgres/segments.py by scripts/gen_sync.py; do not edit.
+"""PostgreSQL session-log segment store (generated from the ``_async`` source).
+
+``session_log_segment`` (V2): immutable rows, fenced writes (:mod:`aimon_mongo.postgres.fencing`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from aimon_mongo._sync.postgres.fence import FencedStatements
+from aimon_mongo._sync.postgres.pool import PgPool
+from aimon_mongo._sync.services.segments import SegmentStore
+from aimon_mongo.exported import exported_from
+from aimon_mongo.model.record import LogSegment, SegmentInfo, SegmentScanPage
+from aimon_mongo.postgres.fencing import GUARD, fenced
+from aimon_mongo.postgres.rows import SEGMENT_COLUMNS, segment_from_row, segment_params
+from aimon_mongo.services.composed import located
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.services.fencing import Stale, refusal
+
+_PUT = fenced(
+    f"INSERT INTO {{segment}} ({SEGMENT_COLUMNS})\n"
+    "SELECT %(sid)s, %(segment)s, %(from_seq)s, %(to_seq)s, %(entries)s, %(payload)s, %(created)s\n"
+    f"WHERE {GUARD}\n"
+    "ON CONFLICT (session_id, segment_id) DO NOTHING RETURNING 1 AS written",
+    "done.written",
+)
+_DELETE = fenced(
+    "DELETE FROM {segment} WHERE session_id = %(sid)s AND segment_id = %(segment)s\n"
+    f"AND {GUARD} RETURNING 1 AS written",
+    "done.written",
+)
+_DELETE_ALL = fenced(
+    f"DELETE FROM {{segment}} WHERE session_id = %(sid)s AND {GUARD} RETURNING 1 AS written",
+    "done.written",
+)
+_GET = f"SELECT {SEGMENT_COLUMNS} FROM {{segment}} WHERE session_id = %s AND segment_id = %s"
+_LIST = "SELECT segment_id, created_at FROM {segment} WHERE session_id = %s"
+SCAN = (
+    "SELECT DISTINCT session_id FROM {segment} WHERE created_at < %s AND session_id > %s ORDER BY session_id LIMIT %s"
+)
+"""The statement of :meth:`~PostgresSegmentDriver.scan_sessions` (its plan is tested)."""
+
+
+@exported_from("aimon_mongo.postgres")
+class PostgresSegmentDriver:
+    """The segment primitives: one fenced statement per write, one plain statement per read."""
+
+    def __init__(self, pool: PgPool, schema: str) -> None:
+        self._sql = FencedStatements(pool, schema, _PUT, _DELETE, _DELETE_ALL, _GET, _LIST, SCAN)
+        self.failures: Failures = pool.failures
+
+    def __repr__(self) -> str:
+        return located(self, self._sql.endpoint)
+
+    def put(self, segment: LogSegment, token: int) -> bool | Stale:
+        row = self._sql.write(_PUT, segment.session_id, token, **segment_params(segment))
+        return row if isinstance(row, Stale) else row[1] is not None
+
+    def get(self, session_id: str, segment_id: str) -> tuple[Any, ...] | None:
+        return self._sql.one(_GET, session_id, segment_id)
+
+    def decode(self, raw: tuple[Any, ...]) -> LogSegment:
+        return segment_from_row(raw)
+
+    def infos(self, session_id: str) -> list[SegmentInfo]:
+        rows = self._sql.all(_LIST, session_id)
+        return [SegmentInfo(segment_id=row[0], created_at=row[1]) for row in rows]
+
+    def delete(self, session_id: str, segment_id: str, token: int) -> Stale | None:
+        return refusal(self._sql.write(_DELETE, session_id, token, segment=segment_id))
+
+    def delete_all(self, session_id: str, token: int) -> Stale | None:
+        return refusal(self._sql.write(_DELETE_ALL, session_id, token))
+
+    def scan_sessions(self, created_before: datetime, cursor: str | None, limit: int) -> SegmentScanPage:
+        """In session-id order; the cursor is the last session id of the previous page."""
+        ids = tuple(row[0] for row in self._sql.all(SCAN, created_before, cursor or "", limit))
+        return SegmentScanPage(session_ids=ids, next_cursor=ids[-1] if len(ids) == limit else None)
+
+
+@exported_from("aimon_mongo.postgres")
+def PostgresSessionLogSegmentStore(pool: PgPool, schema: str) -> SegmentStore[tuple[Any, ...]]:
+    """Sealed segments; a duplicate id is refused, never overwritten.
+
+    A factory: the :class:`~aimon_mongo.services.SegmentStore` service over :class:`PostgresSegmentDriver`."""
+    return SegmentStore(PostgresSegmentDriver(pool, schema))

@@ -1,0 +1,261 @@
+# GENERATED from aimon_mongo/_async/services/inbox.py by scripts/gen_sync.py; do not edit.
+"""The session inbox, written once (generated from the ``_async`` source): :class:`Inbox` over
+an :class:`InboxDriver`.
+
+The service holds the policy of every backend's inbox:
+
+* every argument is checked here, once, and every message encoded before any I/O (a bad item of a
+  ``deliver_many`` stores nothing);
+* ``collect`` takes a batch with the driver's one atomic ``take`` (entries are removed before they are
+  decoded: at-most-once), decodes each entry on its own — one that cannot be decoded becomes an
+  :class:`UnreadableEntry` (one WARN naming session and entry id, never the payload) and is moved to the
+  quarantine, never raised. A driver that can quarantine inside the transaction that removes the batch
+  does (PostgreSQL: an entry is delivered or quarantined, never lost); otherwise the service quarantines
+  right after the take, and a failed quarantine is logged at ERROR and never fails the collect (the
+  batch is already removed);
+* a replay decodes the quarantined (or repaired) form first and refuses with ``CodecError``, keeping the
+  entry, while it still cannot be decoded;
+* every driver call runs in ``driver.failures(SessionInboxError, ...)``: the error family and the words
+  of every message are these.
+
+A driver returns entries in delivery order within a tier; one that cannot also guarantee the order of the
+tiers within one batch (``takes_in_order`` False) gets its messages sorted here, once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, Protocol, TypeVar
+
+from aimon_mongo.errors import SessionInboxError
+from aimon_mongo.exported import exported_from
+from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, UnreadableEntry
+from aimon_mongo.model.record import QuarantinedEntry
+from aimon_mongo.services.composed import composed_repr
+from aimon_mongo.services.failures import Failures
+from aimon_mongo.telemetry.capabilities import traced
+from aimon_mongo.validate import (
+    delivery_action,
+    optional_id,
+    require_id,
+    require_instance,
+    require_limit,
+    require_message,
+    require_messages,
+)
+
+log = logging.getLogger(__name__)
+
+E = TypeVar("E")
+"""A message encoded for the store (a MongoDB document, an envelope text, the object itself)."""
+R = TypeVar("R")
+"""One stored entry as the driver read it (a document, a stream entry, a row)."""
+K = TypeVar("K")
+"""What the quarantine keeps of one entry (the quarantine document, the raw envelope)."""
+
+Triage = Callable[[Sequence[R]], Sequence[tuple[R, UnreadableEntry]]]
+"""Decodes the entries a take removed; returns the ones to quarantine, each with its report."""
+
+
+class InboxDriver(Protocol[E, R, K]):
+    """The atomic primitives of one store's inbox; no argument checks, no policy (see the module text).
+
+    ``batch_limit``: the most entries one ``take`` removes (``None``: no bound).
+    ``quarantines_in_take``: ``take`` moves the entries its ``triage`` names to the quarantine in the
+    transaction that removes the batch (then :meth:`quarantine` is never called after a take).
+    ``takes_in_order``: a batch of ``take`` is in priority order too (else the service sorts it by tier).
+    """
+
+    failures: Failures
+    batch_limit: int | None
+    quarantines_in_take: bool
+    takes_in_order: bool
+
+    def encode(self, message: InboundMessage) -> E:
+        """The stored form of ``message`` (pure: no I/O)."""
+        ...
+
+    def decode(self, raw: R, session_id: str) -> InboundMessage | UnreadableEntry:
+        """One entry decoded on its own: the message with its store id, or the report of an entry that
+        cannot be decoded (:mod:`aimon_mongo.codec.inbox_entry`); never raises."""
+        ...
+
+    def decode_replay(self, kept: K, repaired: Any, quarantine_id: str) -> InboundMessage:
+        """The message a replay delivers: ``repaired`` decoded when given, else ``kept``'s raw form;
+        raises :class:`~aimon_mongo.errors.CodecError` while it cannot be decoded."""
+        ...
+
+    def append(self, entries: Sequence[tuple[InboundMessage, E]]) -> list[str]:
+        """Store every entry in one round trip, in order; the store-assigned ids in the same order."""
+        ...
+
+    def take(self, session_id: str, ceiling: Priority, triage: Triage[R]) -> Sequence[R]:
+        """Remove and return, atomically against other takers, up to ``batch_limit`` entries of the session
+        with priority up to ``ceiling`` (every stored entry when ``ceiling`` is ``LATER``), in delivery order
+        within a tier (and tier by tier when ``takes_in_order``).
+        A failure after some entries were removed for good returns those (never lost); a failure before
+        raises. ``triage`` is called only by a driver that ``quarantines_in_take``."""
+        ...
+
+    def quarantine(self, session_id: str, entries: Sequence[tuple[R, UnreadableEntry]]) -> None:
+        """Keep the raw forms of removed, unreadable entries in the quarantine."""
+        ...
+
+    def peek(self, session_id: str, limit: int) -> Sequence[R]:
+        """Up to ``limit`` entries in collect order (a driver may cap it at ``batch_limit``), none removed."""
+        ...
+
+    def is_empty(self, session_id: str) -> bool: ...
+
+    def purge(self, session_id: str) -> None: ...
+
+    def list_quarantined(self, session_id: str | None, limit: int) -> list[QuarantinedEntry]:
+        """Up to ``limit`` quarantined entries, oldest first, of one session or of all."""
+        ...
+
+    def find_quarantined(self, quarantine_id: str) -> K | None:
+        """The quarantined entry ``quarantine_id`` names; ``None`` when there is none (or the id cannot name
+        one in this store)."""
+        ...
+
+    def restore(self, quarantine_id: str, message: InboundMessage, encoded: E) -> str | None:
+        """Deliver ``message`` again and remove the quarantined entry (in one atomic step where the store
+        can); the new inbox id, ``None`` when the quarantined entry was already gone."""
+        ...
+
+    def delete_quarantined(self, quarantine_id: str) -> bool:
+        """Remove one quarantined entry; False when it was not there (or the id cannot name one)."""
+        ...
+
+
+class _Decoded(Generic[R]):
+    """The entries of one collect or peek, each decoded on its own, in the order given."""
+
+    def __init__(self, decode: Callable[[R, str], InboundMessage | UnreadableEntry], session_id: str) -> None:
+        self._decode = decode
+        self._session_id = session_id
+        self.messages: list[InboundMessage] = []
+        self.unreadable: list[tuple[R, UnreadableEntry]] = []
+
+    def add(self, raws: Sequence[R]) -> Sequence[tuple[R, UnreadableEntry]]:
+        """Decode ``raws``; the unreadable ones among them, each with its report (a :data:`Triage`)."""
+        bad: list[tuple[R, UnreadableEntry]] = []
+        for raw in raws:
+            decoded = self._decode(raw, self._session_id)
+            if isinstance(decoded, UnreadableEntry):
+                bad.append((raw, decoded))
+            else:
+                self.messages.append(decoded)
+        self.unreadable += bad
+        return bad
+
+    def batch(self, in_order: bool = True) -> CollectedBatch:
+        """The batch; ``in_order`` False: the messages sorted by priority (stable: FIFO within a tier)."""
+        messages = self.messages if in_order else sorted(self.messages, key=lambda m: m.priority.ordinal)
+        return CollectedBatch(messages=tuple(messages), unreadable=tuple(entry for _, entry in self.unreadable))
+
+
+@exported_from("aimon_mongo.services")
+@traced("inbox")
+class Inbox(Generic[E, R, K]):
+    """:class:`~aimon_mongo.ports.SessionInbox` over one store's :class:`InboxDriver`."""
+
+    def __init__(self, driver: InboxDriver[E, R, K]) -> None:
+        self._driver = driver
+        self.batch_limit: int | None = driver.batch_limit
+        """The most entries one ``collect`` returns (``None``: no bound), as the driver declares."""
+
+    __repr__ = composed_repr
+
+    @property
+    def driver(self) -> InboxDriver[E, R, K]:
+        """The store primitives under this inbox (for driver-level tests)."""
+        return self._driver
+
+    def deliver(self, message: InboundMessage) -> str:
+        checked = require_message(message)
+        encoded = self._driver.encode(checked)
+        with self._driver.failures(SessionInboxError, f"inbox deliver to session {checked.session_id!r}"):
+            (entry_id,) = self._driver.append([(checked, encoded)])
+        return entry_id
+
+    def deliver_many(self, messages: Sequence[InboundMessage]) -> list[str]:
+        checked = require_messages(messages)
+        if not checked:
+            return []
+        entries = [(message, self._driver.encode(message)) for message in checked]  # all before any I/O
+        with self._driver.failures(SessionInboxError, delivery_action(checked)):
+            return self._driver.append(entries)
+
+    def collect(self, session_id: str, max_priority: Priority = Priority.LATER) -> CollectedBatch:
+        sid = require_id(session_id, "session_id")
+        ceiling = require_instance(max_priority, Priority, "max_priority")
+        found = _Decoded(self._driver.decode, sid)
+        with self._driver.failures(SessionInboxError, f"inbox collect of session {sid!r}"):
+            taken = self._driver.take(sid, ceiling, found.add)  # decoded only once removed
+        if self._driver.quarantines_in_take:
+            kept = bool(found.unreadable)
+        else:
+            kept = bool(found.add(taken)) and self._quarantine(sid, found.unreadable)
+        if kept:
+            log.warning("moved %d unreadable inbox entries of session %s to quarantine", len(found.unreadable), sid)
+        return found.batch(self._driver.takes_in_order)
+
+    def _quarantine(self, sid: str, entries: Sequence[tuple[R, UnreadableEntry]]) -> bool:
+        """Best effort: the batch is already removed, so a failure is reported, never raised."""
+        try:
+            with self._driver.failures(SessionInboxError, f"inbox quarantine of session {sid!r}"):
+                self._driver.quarantine(sid, entries)
+        except Exception as exc:
+            ids = ", ".join(entry.id for _, entry in entries)
+            log.error("unreadable inbox entries %s of session %s could not be quarantined: %s", ids, sid, exc)
+            return False
+        return True
+
+    def peek(self, session_id: str, limit: int = 64) -> CollectedBatch:
+        sid = require_id(session_id, "session_id")
+        count = require_limit(limit)
+        with self._driver.failures(SessionInboxError, f"inbox peek of session {sid!r}"):
+            raws = self._driver.peek(sid, count)
+        found = _Decoded(self._driver.decode, sid)
+        found.add(raws)
+        return found.batch()
+
+    def is_empty(self, session_id: str) -> bool:
+        sid = require_id(session_id, "session_id")
+        with self._driver.failures(SessionInboxError, f"inbox emptiness check of session {sid!r}"):
+            return self._driver.is_empty(sid)
+
+    def purge(self, session_id: str) -> None:
+        sid = require_id(session_id, "session_id")
+        with self._driver.failures(SessionInboxError, f"inbox purge of session {sid!r}"):
+            self._driver.purge(sid)
+
+    def list_quarantined(self, session_id: str | None = None, limit: int = 100) -> list[QuarantinedEntry]:
+        sid = optional_id(session_id, "session_id")
+        count = require_limit(limit)
+        scope = "every session" if sid is None else f"session {sid!r}"
+        with self._driver.failures(SessionInboxError, f"listing of the quarantined inbox entries of {scope}"):
+            return self._driver.list_quarantined(sid, count)
+
+    def replay_quarantined(self, quarantine_id: str, raw: Any = None) -> str:
+        qid = require_id(quarantine_id, "quarantine_id")
+        action = f"replay of quarantined inbox entry {qid!r}"
+        with self._driver.failures(SessionInboxError, action):
+            kept = self._driver.find_quarantined(qid)
+        if kept is None:
+            raise SessionInboxError(f"no quarantined entry {qid!r}")
+        message = require_message(self._driver.decode_replay(kept, raw, qid))  # CodecError: the entry stays
+        encoded = self._driver.encode(message)
+        with self._driver.failures(SessionInboxError, action):
+            new_id = self._driver.restore(qid, message, encoded)
+        if new_id is None:
+            raise SessionInboxError(f"no quarantined entry {qid!r}")
+        log.info("quarantined inbox entry %s of session %s replayed as %s", qid, message.session_id, new_id)
+        return new_id
+
+    def delete_quarantined(self, quarantine_id: str) -> bool:
+        qid = require_id(quarantine_id, "quarantine_id")
+        with self._driver.failures(SessionInboxError, f"delete of quarantined inbox entry {qid!r}"):
+            return self._driver.delete_quarantined(qid)

@@ -1,0 +1,1 @@
+# GENERATED from aimon_mongo/_async/vfs/__init__.py by scripts/gen_sync.py; do not edit.

@@ -1,2 +1,0 @@
-# GENERATED from aimon_mongo/redis/_async/__init__.py by scripts/gen_sync.py; do not edit.
-"""Redis backend, sync flavour (the source of the generated ``_sync`` twin)."""

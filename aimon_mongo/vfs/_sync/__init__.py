@@ -1,1 +1,0 @@
-# GENERATED from aimon_mongo/vfs/_async/__init__.py by scripts/gen_sync.py; do not edit.
