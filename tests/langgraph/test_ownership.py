@@ -116,7 +116,9 @@ async def test_one_saver_claiming_twice_supersedes_its_own_first_writer(make_asy
             await stale.aput_writes(config(thread, c2), [("ch", "stale")], str(uuid4()))
     assert await ids(saver, thread) == [c2, c1]
     assert await pending(saver, thread, c2) == []
-    assert third.write_ownership.fencing_token > second.write_ownership.fencing_token > first.write_ownership.fencing_token
+    assert (
+        third.write_ownership.fencing_token > second.write_ownership.fencing_token > first.write_ownership.fencing_token
+    )
 
 
 async def test_stale_special_channel_write_cannot_displace_the_current_one(
