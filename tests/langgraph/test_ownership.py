@@ -137,6 +137,22 @@ async def test_stale_special_channel_write_cannot_displace_the_current_one(
     assert await pending(make_async_saver(), thread, c1) == [("task", "__resume__", "current")]
 
 
+async def test_stale_write_with_the_current_owners_task_id_cannot_displace_it(
+    make_async_saver: Callable[..., Any],
+) -> None:
+    """#8796's collision: both workers ran the same task at the same checkpoint, so their task ids are
+    equal; the stored value is the current owner's, whichever write comes last."""
+    saver = make_async_saver(ownership_ttl=LONG)
+    thread, task = str(uuid4()), str(uuid4())
+    stale = await saver.aclaim_write_ownership(thread)
+    c1 = await put(stale, thread)
+    current = await saver.aclaim_write_ownership(thread)
+    await current.aput_writes(config(thread, c1), [("ch", "current")], task)
+    with pytest.raises(StaleWriteOwnerError):
+        await stale.aput_writes(config(thread, c1), [("ch", "stale")], task)
+    assert await pending(saver, thread, c1) == [(task, "ch", "current")]
+
+
 async def test_refused_large_put_uploads_nothing(make_async_saver: Callable[..., Any]) -> None:
     node_a, node_b = make_async_saver(node_id="a", ownership_ttl=LONG, inline_limit=16), make_async_saver(node_id="b")
     thread = str(uuid4())

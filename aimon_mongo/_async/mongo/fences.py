@@ -80,6 +80,7 @@ async def take_next_token(
         return_document=ReturnDocument.AFTER,
         session=session,
     )
+    assert doc is not None  # an upsert returning the document after the update always finds one
     return int(doc[field])
 
 
