@@ -18,10 +18,11 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Annotated, Any, TypedDict
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import StateGraph
 from pymongo import MongoClient
 
 from aimon_mongo.langgraph import AimonCheckpointSaver
+from tests.langgraph.graph_worker import in_line
 
 
 class State(TypedDict):
@@ -43,15 +44,7 @@ def build(worker: str, pause: Callable[[], None] | None = None) -> StateGraph[St
     def finish(state: State) -> dict[str, Any]:
         return {"steps": ["finish:" + state["answer"]]}
 
-    graph = StateGraph(State)
-    graph.add_node("plan", plan)
-    graph.add_node("model", model)
-    graph.add_node("finish", finish)
-    graph.add_edge(START, "plan")
-    graph.add_edge("plan", "model")
-    graph.add_edge("model", "finish")
-    graph.add_edge("finish", END)
-    return graph
+    return in_line(StateGraph(State), ("plan", plan), ("model", model), ("finish", finish))
 
 
 def wait_for_thaw() -> None:
