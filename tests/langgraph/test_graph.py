@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -99,6 +100,8 @@ def test_frozen_worker_across_two_processes(mongo_uri: str) -> None:
     )  # fmt: skip
     try:
         assert worker_a.stdout is not None and worker_a.stdin is not None
+        ready, _, _ = select.select([worker_a.stdout], [], [], 120)  # a bounded wait for A's model call
+        assert ready, "worker A did not reach its model call within 120 s"
         line = worker_a.stdout.readline()
         assert line.strip() == "in-model", (line, worker_a.stderr.read() if worker_a.poll() is not None else "")
         os.kill(worker_a.pid, signal.SIGSTOP)  # A is frozen inside its model call, its lease live
