@@ -231,9 +231,34 @@ async def test_memory_savers_on_one_store_share_thread_leases() -> None:
     with pytest.raises(WriteOwnershipError, match="owned by holder 'a'"):
         await b.aclaim_write_ownership(thread, supersede=False)
     taken = await b.aclaim_write_ownership(thread)
-    assert taken.write_ownership.fencing_token == owner.write_ownership.fencing_token + 1
+    assert taken.write_ownership.fencing_token > owner.write_ownership.fencing_token
     with pytest.raises(StaleWriteOwnerError):
         await owner.acheck_write_ownership()
+
+
+async def test_the_token_comes_from_the_thread_not_from_the_lease_store() -> None:
+    """A claim's token is above the thread's fence even when its lease's token is not (the thread was
+    claimed through a lease store whose tokens ran higher; here two savers each with a lease store of its
+    own): each claim is the fence + 1, and the earlier writer is superseded."""
+    from aimon_mongo._async.memory.leases import AsyncMemorySessionLeaseStore
+    from aimon_mongo.langgraph import AsyncAimonMemoryCheckpointSaver, CheckpointMemoryStore
+    from aimon_mongo.memory import MemoryStorage
+
+    store = CheckpointMemoryStore()
+    thread, high = str(uuid4()), 1 << 60
+    assert store.claim_fence(thread, high) == high  # claims through another lease store
+    savers = [
+        AsyncAimonMemoryCheckpointSaver(store, node_id=node, leases=AsyncMemorySessionLeaseStore(MemoryStorage()))
+        for node in ("a", "b")
+    ]
+    a = await savers[0].aclaim_write_ownership(thread)
+    c1 = await put(a, thread)
+    b = await savers[1].aclaim_write_ownership(thread)
+    assert (a.write_ownership.fencing_token, b.write_ownership.fencing_token) == (high + 1, high + 2)
+    assert a.write_ownership.lease.fencing_token < high and b.write_ownership.lease.fencing_token < high
+    with pytest.raises(StaleWriteOwnerError):
+        await put(a, thread, parent=c1, step=1)
+    assert await ids(savers[1], thread) == [c1]
 
 
 async def test_ownership_is_per_thread_and_writer_is_bound(make_async_saver: Callable[..., Any]) -> None:
