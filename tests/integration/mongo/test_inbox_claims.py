@@ -7,92 +7,59 @@ refuses transactions claims one entry per ``findAndModify``."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-import pytest
 from bson import Int64, ObjectId
 from pymongo import MongoClient
 
 from aimon_mongo.codec.inbox_entry import decode_mongo_entry
 from aimon_mongo.model import Priority
-from aimon_mongo.mongo import MongoSessionBackends, ensure_schema
-from aimon_mongo.mongo.command_log import CommandLog, Recording
+from aimon_mongo.mongo import ensure_schema
+from aimon_mongo.mongo.command_log import CommandLog
 from aimon_mongo.schema_gate import assert_conforms
-from aimon_mongo.standin import StandinServer
 from tests.conformance.helpers import message, new_id
 from tests.fixtures.mongo import CLIENT_OPTIONS
-
-_CRUD = {"find", "update", "delete", "findAndModify", "insert"}
-
-
-def _names(seen: Recording) -> list[str]:
-    return [c.name for c in seen.commands]
-
-
-def _assert_targeted(seen: Recording) -> None:
-    for command in seen.commands:
-        if command.name == "update":
-            assert all("conversationId" in s["q"] for s in command.command["updates"])
-        elif command.name in _CRUD and command.collection == "conversation_inbox":
-            assert "conversationId" in command.filter_fields, command.name
-
-
-def _inbox(client: MongoClient[dict[str, Any]], name: str) -> Any:
-    bundle = MongoSessionBackends(client[name], "node-a")
-    bundle.schema_check.before_write()
-    return bundle.inbox
-
-
-@pytest.fixture
-def logged(mongo_uri: str) -> Iterator[tuple[CommandLog, MongoClient[dict[str, Any]], str]]:
-    log = CommandLog()
-    client: MongoClient[dict[str, Any]] = MongoClient(mongo_uri, event_listeners=[log], **CLIENT_OPTIONS)
-    name = f"t_{uuid.uuid4().hex[:16]}"
-    ensure_schema(client[name])
-    yield log, client, name
-    client.drop_database(name)
-    client.close()
+from tests.integration.mongo.inbox_log import assert_targeted, command_names, sync_inbox
 
 
 def test_claim_and_acknowledge_round_trips(logged: tuple[CommandLog, MongoClient[dict[str, Any]], str]) -> None:
     log, client, name = logged
-    inbox = _inbox(client, name)
+    inbox = sync_inbox(client, name)
     session = new_id()
     ids = inbox.deliver_many([message(session, turn_id=f"{i:02d}") for i in range(10)])
     with log.recording() as claimed:
         batch = inbox.claim(session, 7)
     assert [m.id for m in batch.messages] == ids
-    assert _names(claimed) == ["find", "update", "commitTransaction"] and claimed.round_trips == 3
+    assert command_names(claimed) == ["find", "update", "commitTransaction"] and claimed.round_trips == 3
     assert claimed.commands[1].command.get("startTransaction") is True  # the update opens the transaction
-    _assert_targeted(claimed)
+    assert_targeted(claimed)
     with log.recording() as acked:
         assert inbox.acknowledge(session, 7, ids) == 10
-    assert _names(acked) == ["delete"] and acked.round_trips == 1
-    _assert_targeted(acked)
+    assert command_names(acked) == ["delete"] and acked.round_trips == 1
+    assert_targeted(acked)
     with log.recording() as empty:
         assert inbox.claim(session, 7).messages == []
-    assert _names(empty) == ["find"]  # nothing eligible: no transaction
+    assert command_names(empty) == ["find"]  # nothing eligible: no transaction
 
 
 def test_claim_that_quarantines_and_quarantine_entries_round_trips(
     logged: tuple[CommandLog, MongoClient[dict[str, Any]], str],
 ) -> None:
     log, client, name = logged
-    inbox = _inbox(client, name)
+    inbox = sync_inbox(client, name)
     session = new_id()
     poison, good = inbox.deliver_many([message(session, turn_id="p"), message(session, turn_id="g")])
     inbox.claim(session, 1, max_attempts=1)
     with log.recording() as claimed:
         batch = inbox.claim(session, 2, max_attempts=1)
     assert batch.quarantined == [poison, good] and batch.messages == []
-    assert _names(claimed) == ["find", "insert", "delete", "commitTransaction"]
+    assert command_names(claimed) == ["find", "insert", "delete", "commitTransaction"]
     third = inbox.deliver(message(session, turn_id="t"))
     with log.recording() as moved:
         assert inbox.quarantine_entries(session, [third], "handler raised") == 1
-    assert _names(moved) == ["find", "insert", "delete", "commitTransaction"]
-    _assert_targeted(moved)
+    assert command_names(moved) == ["find", "insert", "delete", "commitTransaction"]
+    assert_targeted(moved)
     stored = client[name]["conversation_inbox_quarantine"].find({"conversationId": session}).sort("_id", 1).to_list()
     assert [(d["error"], d["rawDocument"]["_id"]) for d in stored] == [
         ("handed out 1 times", ObjectId(poison)),
@@ -107,7 +74,7 @@ def test_claim_fields_are_stored_as_frozen_literals(
     logged: tuple[CommandLog, MongoClient[dict[str, Any]], str],
 ) -> None:
     _, client, name = logged
-    inbox = _inbox(client, name)
+    inbox = sync_inbox(client, name)
     session = new_id()
     entry_id = inbox.deliver(message(session, turn_id="a", priority=Priority.NOW))
     raw = client[name]["conversation_inbox"]
@@ -133,7 +100,7 @@ def test_a_reference_collect_still_takes_claimed_entries(
     """What the reference build's collect does (``findOneAndDelete`` by ``conversationId``, sorted by priority
     and ``deliveredAt``) knows nothing of claims: it takes claimed entries too — a redelivery, never a loss."""
     _, client, name = logged
-    inbox = _inbox(client, name)
+    inbox = sync_inbox(client, name)
     session = new_id()
     ids = inbox.deliver_many([message(session, turn_id=t) for t in ("a", "b")])
     inbox.claim(session, 9)
@@ -151,21 +118,13 @@ def test_sessions_with_entries_is_one_bounded_find_per_page(
     logged: tuple[CommandLog, MongoClient[dict[str, Any]], str],
 ) -> None:
     log, client, name = logged
-    inbox = _inbox(client, name)
+    inbox = sync_inbox(client, name)
     prefix = new_id("p")
     inbox.deliver_many([message(f"{prefix}-{i}") for i in range(3) for _ in range(2)])
     with log.recording() as seen:
         page = inbox.sessions_with_entries(after=prefix, limit=2)
     assert page.session_ids == [f"{prefix}-0", f"{prefix}-1"] and page.next_after == f"{prefix}-1"
-    assert _names(seen) == ["find"] and seen.commands[0].command["limit"] == 1024
-
-
-@pytest.fixture(scope="module")
-def refusing_uri() -> Iterator[str]:
-    """A mongoeco stand-in that answers every transaction the way a standalone mongod does (code 20)."""
-    with StandinServer(refuse_transactions=True) as server:
-        assert server.uri is not None
-        yield server.uri
+    assert command_names(seen) == ["find"] and seen.commands[0].command["limit"] == 1024
 
 
 def test_claim_without_transactions_is_one_find_and_modify_per_entry(refusing_uri: str) -> None:
@@ -174,18 +133,18 @@ def test_claim_without_transactions_is_one_find_and_modify_per_entry(refusing_ur
     name = f"t_{uuid.uuid4().hex[:16]}"
     try:
         ensure_schema(client[name])
-        inbox = _inbox(client, name)
+        inbox = sync_inbox(client, name)
         session = new_id()
         ids = inbox.deliver_many([message(session, turn_id=str(i)) for i in range(3)])
         with log.recording() as first:
             batch = inbox.claim(session, 5, max_attempts=2)
         assert [m.id for m in batch.messages] == ids and batch.attempt == 1
         # the transaction's update is refused (PyMongo ends it), then the loop: 3 + the empty one
-        assert _names(first) == ["find", "update", "abortTransaction"] + ["findAndModify"] * 4
+        assert command_names(first) == ["find", "update", "abortTransaction"] + ["findAndModify"] * 4
         with log.recording() as later:
             again = inbox.claim(session, 6, max_attempts=2)
-        assert again.attempts == dict.fromkeys(ids, 2) and _names(later) == ["findAndModify"] * 4
-        _assert_targeted(later)
+        assert again.attempts == dict.fromkeys(ids, 2) and command_names(later) == ["findAndModify"] * 4
+        assert_targeted(later)
         exhausted = inbox.claim(session, 7, max_attempts=2)
         assert exhausted.quarantined == ids and exhausted.messages == []
         assert [q.error for q in inbox.list_quarantined(session)] == ["handed out 2 times"] * 3
@@ -203,17 +162,17 @@ def test_claim_on_a_replica_set_runs_in_a_transaction(changestream_uri: str) -> 
     try:
         assert client.admin.command("hello").get("setName")  # SecantusDB reports a replica set
         ensure_schema(client[name])
-        inbox = _inbox(client, name)
+        inbox = sync_inbox(client, name)
         session = new_id()
         ids = inbox.deliver_many([message(session, turn_id=str(i)) for i in range(5)])
         with log.recording() as seen:
             assert [m.id for m in inbox.claim(session, 3).messages] == ids
-        assert _names(seen) == ["find", "update", "commitTransaction"]
+        assert command_names(seen) == ["find", "update", "commitTransaction"]
         assert inbox.claim(session, 4).attempts == dict.fromkeys(ids, 2)
         with log.recording() as acked:
             assert inbox.acknowledge(session, 3, ids) == 0
             assert inbox.acknowledge(session, 4, ids) == 5
-        assert _names(acked) == ["delete", "delete"]
+        assert command_names(acked) == ["delete", "delete"]
         assert inbox.is_empty(session)
     finally:
         client.drop_database(name)
