@@ -337,7 +337,7 @@ class Inbox(Generic[E, R, K]):
                 counts[entry_id] = max(count, counts.get(entry_id, 0))
         if claimed.exhausted:
             log.warning(
-                "moved %d inbox entries of session %s handed out %d times to quarantine",
+                "moved %d inbox entries of session %s handed out at least %d times to quarantine",
                 len(claimed.exhausted),
                 sid,
                 most,
