@@ -199,6 +199,9 @@ class AsyncSessionHost:
             return
         self._closed = True
         self._accepting = False
+        held = list(self._runners.values())
+        for runner in held:  # before any await: no runner starts another turn
+            runner.request_stop("drain")
         if self._scanner is not None:
             self._scanner.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -207,9 +210,6 @@ class AsyncSessionHost:
             await self._channel.unsubscribe()
         for task in list(self._tasks):
             task.cancel()
-        held = list(self._runners.values())
-        for runner in held:
-            runner.request_stop("drain")
         runners = [runner.task for runner in held if runner.task is not None]
         if runners:
             await asyncio.gather(*runners, return_exceptions=True)

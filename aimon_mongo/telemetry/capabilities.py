@@ -421,34 +421,7 @@ STORES: Mapping[str, Mapping[str, Rule]] = {
 }
 """Stores instrumented one by one (:func:`aimon_mongo.telemetry.instrument_store`), by capability name."""
 
-BUNDLE_# --- session host --------------------------------------------------------------------------------------
-
-
-@reads("turn", "adopted_after")
-def _turn(call: Call) -> None:
-    """One turn of :mod:`aimon_mongo.host`: session, token, attempt, batch size, whether it was interrupted,
-    its outcome (``acknowledged``, ``failed``, ``cancelled``) and, on a session's first turn after its
-    adoption, the time to adopt."""
-    turn = call.arg("turn")
-    call.set(SESSION, getattr(turn, "session_id", None))
-    call.set(TOKEN, getattr(turn, "fencing_token", None))
-    call.set(ATTEMPT, getattr(turn, "attempt", None))
-    call.set(BATCH, len(getattr(turn, "messages", ())))
-    interrupted = getattr(turn, "interrupted", None)
-    if interrupted is not None:
-        call.set(INTERRUPTED, interrupted.is_set())
-    if isinstance(call.result, str):
-        call.attributes[OUTCOME] = call.result
-    call.instruments.host_turns.add(1, {OUTCOME: call.outcome})
-    adopted_after = call.arg("adopted_after")
-    if isinstance(adopted_after, float | int):
-        call.set(ADOPTED_AFTER_MS, int(adopted_after * 1000))
-        call.instruments.host_adoption_time.record(float(adopted_after))
-
-
-HOST: Mapping[str, Rule] = {"run_turn": _turn}
-
-STORES: Mapping[str, Mapping[str, Rule]] = {
+BUNDLE_STORES: Mapping[str, Mapping[str, Rule]] = {
     "inbox": INBOX,
     "leases": LEASES,
     "signals": SIGNALS,
