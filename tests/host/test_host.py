@@ -301,7 +301,12 @@ async def test_max_sessions_caps_one_host(cluster: Any) -> None:
         await gate.wait()
 
     host = AsyncSessionHost(
-        node, handler=handle, lease_ttl=TTL, max_sessions=2, idle_release=timedelta(0), scan_interval=timedelta(seconds=0.1)
+        node,
+        handler=handle,
+        lease_ttl=TTL,
+        max_sessions=2,
+        idle_release=timedelta(0),
+        scan_interval=timedelta(seconds=0.1),
     )
     async with host:
         await eventually(lambda: len(held) == 2, "two sessions running")
