@@ -162,7 +162,6 @@ class AsyncSessionHost:
         self._runners: dict[str, _SessionRunner] = {}
         self._adopting: set[str] = set()
         self._cooldown: dict[str, float] = {}
-        self._noticed: dict[str, float] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._scan_wake = asyncio.Event()
         self._scanner: asyncio.Task[None] | None = None
@@ -207,7 +206,8 @@ class AsyncSessionHost:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._scanner
         if self._channel is not None:
-            await self._channel.unsubscribe()
+            with contextlib.suppress(Exception):
+                await self._channel.unsubscribe()
         for task in list(self._tasks):
             task.cancel()
         runners = [runner.task for runner in held if runner.task is not None]
@@ -332,14 +332,13 @@ class AsyncSessionHost:
             return False
         self._adopting.add(session_id)
         try:
-            first = self._noticed.setdefault(session_id, noticed if noticed is not None else time.monotonic())
+            first = noticed if noticed is not None else time.monotonic()
             started = time.monotonic()
             lease = await self.backends.leases.try_acquire(session_id, self.holder_id, self.lease_ttl)
             if lease is None or not self._accepting:
                 if lease is not None:
                     await self.backends.leases.release(lease)
                 return False
-            self._noticed.pop(session_id, None)
             runner = _SessionRunner(self, lease, deadline=started + self._ttl, noticed=first)
             self._runners[session_id] = runner
             runner.task = asyncio.get_running_loop().create_task(runner.run(), name=f"aimon-host-{session_id}")
@@ -388,10 +387,10 @@ class AsyncSessionHost:
             for session_id in page.session_ids:
                 if not self._can_adopt(session_id):
                     continue
-                self._noticed.setdefault(session_id, now)
-                if await self.backends.leases.find_holder(session_id) is not None:
-                    continue
-                adopted += await self._try_adopt(session_id)
+                holder = await self.backends.leases.find_holder(session_id)
+                if holder is not None and holder.holder_id != self.holder_id:
+                    continue  # held elsewhere (a lease under our own id is a predecessor process's: take it)
+                adopted += await self._try_adopt(session_id, now)
             if page.next_after is None:
                 break
             after = page.next_after
@@ -512,6 +511,8 @@ class _SessionRunner:
         log.info("host %s released session %s (%s)", host.holder_id, self.session_id, self.stop_reason or "lease lost")
         if handed_over and self.stop_reason != "drain":  # drain announces its sessions together
             await host._announce([self.session_id])
+        elif self.stop_reason == "idle" and self.wake.is_set():  # a message came while it was being released
+            host._spawn(host._try_adopt(self.session_id))
 
     async def _step(self) -> str:
         """One claim and, when it hands out messages, one turn: ``"idle"`` once the session has had no
