@@ -219,6 +219,7 @@ REDIS_CONTROL_SEGMENT: Final = "control"  # <conv>:control:<id>
 REDIS_EVENTS_SEGMENT: Final = "events"  # <conv>:events:<id>
 REDIS_STREAM_FIELD: Final = "p"  # the single stream-entry field holding the envelope JSON
 REDIS_QUARANTINE_SUFFIX: Final = "quarantine"  # ours: <inbox>:<id>:quarantine
+REDIS_CLAIMS_SUFFIX: Final = "claims"  # ours: hash <inbox>:<id>:claims, "<tier>:<stream id>" -> "<token>:<attempts>"
 REDIS_INDEX_SUFFIX: Final = "index"
 REDIS_SEGMENT_DATA_SUFFIX: Final = "data"
 REDIS_SEGMENT_CREATED_SUFFIX: Final = "created"

@@ -331,8 +331,9 @@ class AsyncInbox(Generic[E, R, K]):
         counts: dict[str, int] = {}
         for raw, count in claimed.handed:
             bad = found.add([raw])
-            if not bad:
-                counts[found.messages[-1].id] = count
+            if not bad:  # Redis stream ids are unique per tier only: two entries may share one (keep the higher)
+                entry_id = found.messages[-1].id
+                counts[entry_id] = max(count, counts.get(entry_id, 0))
         if claimed.exhausted:
             log.warning(
                 "moved %d inbox entries of session %s handed out %d times to quarantine",
