@@ -22,6 +22,7 @@ Reason = Callable[[int], str]
 class _Entry:
     priority: int
     seq: int
+    entry_id: str
     message: InboundMessage
     claim_token: int | None = None
     """The fencing token of the last claim that handed the entry out (``None``: never claimed)."""
@@ -48,7 +49,7 @@ class InboxTable:
 
     def _append(self, messages: list[InboundMessage], entry_ids: list[str]) -> None:
         for message, entry_id in zip(messages, entry_ids, strict=True):
-            entry = _Entry(message.priority.ordinal, next(self._seq), message.with_id(entry_id))
+            entry = _Entry(message.priority.ordinal, next(self._seq), entry_id, message.with_id(entry_id))
             self._sessions.setdefault(message.session_id, []).append(entry)
 
     def take(self, session_id: str, max_priority: Priority, limit: int | None, remove: bool) -> list[InboundMessage]:
@@ -94,12 +95,12 @@ class InboxTable:
                     entry.attempts += 1
                     handed.append((entry.message, entry.attempts))
             self._move(session_id, [(e, reason_of(e.attempts)) for e in exhausted])
-        return handed, [e.message.id for e in exhausted]
+        return handed, [e.entry_id for e in exhausted]
 
     def acknowledge(self, session_id: str, token: int, entry_ids: list[str]) -> int:
         wanted = set(entry_ids)
         with self._lock:
-            done = [e for e in self._sessions.get(session_id, []) if e.message.id in wanted and e.claim_token == token]
+            done = [e for e in self._sessions.get(session_id, []) if e.entry_id in wanted and e.claim_token == token]
             self._remove(session_id, done)
         return len(done)
 
@@ -107,9 +108,9 @@ class InboxTable:
         """Move the named entries of the session to the quarantine, each with its reason; the ids moved."""
         why = dict(reasons)
         with self._lock:
-            chosen = [e for e in self._sessions.get(session_id, []) if e.message.id in why]
-            self._move(session_id, [(e, why[e.message.id]) for e in chosen])
-        return [e.message.id for e in chosen]
+            chosen = [e for e in self._sessions.get(session_id, []) if e.entry_id in why]
+            self._move(session_id, [(e, why[e.entry_id]) for e in chosen])
+        return [e.entry_id for e in chosen]
 
     def _move(self, session_id: str, entries: list[tuple[_Entry, str]]) -> None:
         if not entries:
@@ -119,9 +120,9 @@ class InboxTable:
             qid = str(uuid.uuid4())
             message = entry.message
             kept = QuarantinedEntry(
-                id=qid, session_id=session_id, entry_id=message.id, error=reason, raw=message, quarantined_at=at
+                id=qid, session_id=session_id, entry_id=entry.entry_id, error=reason, raw=message, quarantined_at=at
             )
-            self._quarantine[qid] = (kept, entry.message)
+            self._quarantine[qid] = (kept, message)
         self._remove(session_id, [entry for entry, _ in entries])
 
     def sessions_with_entries(self, after: str | None, limit: int) -> list[str]:

@@ -133,6 +133,50 @@ def _list_quarantined(call: Call) -> None:
         call.set(BATCH, len(call.result))
 
 
+@reads("session_id", "fencing_token")
+def _claim(call: Call) -> None:
+    """As collect, with the token; entries moved to the quarantine (unreadable or handed out too often) are
+    counted as quarantined."""
+    call.set(SESSION, call.arg("session_id"))
+    call.set(TOKEN, call.arg("fencing_token"))
+    batch = call.result
+    if batch is None:
+        return
+    if batch.messages:
+        call.set(PRIORITY, min(message.priority for message in batch.messages).name)
+    messages, unreadable = len(batch.messages), len(batch.unreadable)
+    call.set(BATCH, messages + unreadable)
+    call.set(UNREADABLE, unreadable)
+    if messages + unreadable == 0:
+        call.attributes[OUTCOME] = "empty"
+    if unreadable + len(batch.quarantined):
+        call.instruments.quarantined.add(unreadable + len(batch.quarantined))
+
+
+@reads("session_id", "fencing_token")
+def _acknowledge(call: Call) -> None:
+    """The session, the token and how many entries the acknowledgement removed."""
+    call.set(SESSION, call.arg("session_id"))
+    call.set(TOKEN, call.arg("fencing_token"))
+    if call.result is not None:
+        call.set(BATCH, call.result)
+
+
+@reads("session_id")
+def _quarantine_entries(call: Call) -> None:
+    call.set(SESSION, call.arg("session_id"))
+    if call.result is not None:
+        call.set(BATCH, call.result)
+        if call.result:
+            call.instruments.quarantined.add(call.result)
+
+
+@reads()
+def _sessions_with_entries(call: Call) -> None:
+    if call.result is not None:
+        call.set(BATCH, len(call.result.session_ids))
+
+
 INBOX: Mapping[str, Rule] = {
     "deliver": _deliver,
     "deliver_many": _deliver_many,
@@ -143,6 +187,10 @@ INBOX: Mapping[str, Rule] = {
     "list_quarantined": _list_quarantined,
     "replay_quarantined": _replay,
     "delete_quarantined": _plain,
+    "claim": _claim,
+    "acknowledge": _acknowledge,
+    "quarantine_entries": _quarantine_entries,
+    "sessions_with_entries": _sessions_with_entries,
 }
 
 # --- leases -------------------------------------------------------------------------------------------

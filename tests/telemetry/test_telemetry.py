@@ -340,6 +340,30 @@ def test_collect_priority_is_the_highest_collected(spans: InMemorySpanExporter) 
     assert "aimon.priority" not in empty and empty["aimon.outcome"] == "empty"
 
 
+def test_claim_and_acknowledge_spans(spans: InMemorySpanExporter) -> None:
+    counted = Metrics()
+    with MemorySessionBackends("node-a") as node:
+        ids = [node.inbox.deliver(message("c-9", p)) for p in (Priority.LATER, Priority.NEXT)]
+        node.inbox.claim("c-9", 3, max_attempts=1)
+        assert node.inbox.acknowledge("c-9", 3, ids[:1]) == 1
+        assert node.inbox.claim("c-9", 4, max_attempts=1).quarantined == ids[1:]
+        extra = node.inbox.deliver(message("c-9", Priority.NOW))
+        assert node.inbox.quarantine_entries("c-9", [extra], "poison") == 1
+        assert node.inbox.sessions_with_entries().session_ids == []
+    first, exhausted = (dict(s.attributes or {}) for s in named(spans, "aimon.inbox.claim"))
+    assert (first["aimon.session_id"], first["aimon.fencing_token"], first["aimon.batch_size"]) == ("c-9", 3, 2)
+    assert first["aimon.priority"] == "NEXT" and first["aimon.unreadable"] == 0
+    assert exhausted["aimon.outcome"] == "empty" and exhausted["aimon.batch_size"] == 0
+    (ack,) = (dict(s.attributes or {}) for s in named(spans, "aimon.inbox.acknowledge"))
+    assert (ack["aimon.fencing_token"], ack["aimon.batch_size"]) == (3, 1)
+    (moved,) = (dict(s.attributes or {}) for s in named(spans, "aimon.inbox.quarantine_entries"))
+    assert moved["aimon.batch_size"] == 1
+    (listed,) = (dict(s.attributes or {}) for s in named(spans, "aimon.inbox.sessions_with_entries"))
+    assert listed["aimon.batch_size"] == 0
+    assert counted.added("aimon.inbox.quarantined") == 2  # one handed out too often, one moved on request
+    no_payload(spans)
+
+
 def test_wrapping_is_a_no_op_alias_and_no_span_is_recorded_twice(spans: InMemorySpanExporter) -> None:
     with MemorySessionBackends("node-a") as bundle, MemoryFileSystem() as fs:
         assert telemetry.instrument_backends(bundle) is bundle

@@ -18,9 +18,10 @@ Acknowledged delivery keeps the claim state beside the streams, in the session's
 ``<inbox>:<id>:claims`` (field ``<tier>:<stream id>``, value ``<token>:<attempts>``; same hash slot as the
 streams in the cluster layout): ``claim``, ``acknowledge`` and ``move_to_quarantine`` are one Lua script
 each (``inbox_claim``, ``inbox_acknowledge``, ``inbox_quarantine_move``); a stream entry is never changed,
-so a reference-build collect still reads and removes claimed entries, and the claims hash goes once the
-session's streams are empty. ``sessions_with_entries`` walks the tier-stream keys with ``SCAN`` (a periodic
-listing, never on a turn's path).
+so a collect (ours or a reference build's) still reads and removes claimed entries. The fields of entries
+a collect removed stay until the session's streams are all empty; the next claim, acknowledge or
+quarantine move then deletes the hash (``purge`` deletes it at once). ``sessions_with_entries`` walks the
+tier-stream keys with ``SCAN`` (a periodic listing, never on a turn's path).
 """
 
 from __future__ import annotations
@@ -125,8 +126,7 @@ class AsyncRedisInboxDriver:
 
     async def take(self, session_id: str, ceiling: Priority, triage: Triage[_Raw]) -> list[_Raw]:
         streams = self._keys.inbox_streams(session_id, ceiling)
-        names = [p.name for p in Priority if p <= ceiling]
-        tiers = await self._io.script("inbox_collect", [*streams, self._keys.claims(session_id)], [self._limit, *names])
+        tiers = await self._io.script("inbox_collect", streams, [self._limit])
         return [(raw_id, raw_fields) for entries in tiers for raw_id, raw_fields in entries]
 
     async def quarantine(self, session_id: str, entries: Sequence[tuple[_Raw, UnreadableEntry]]) -> None:

@@ -4,7 +4,7 @@
 -- current millisecond, so deleting it earlier would let the next entry reuse an id already handed out
 -- (a stream emptied within that millisecond is deleted by a later call).
 -- forget_claims(claims, streams): the claims hash is deleted once every tier stream of the session is
--- empty (fields left by a collect of a build that knows no claims go with it).
+-- empty (the fields of entries a collect removed go with it).
 -- raw_of(fields, name): a stream entry's raw form for the quarantine: the value of field `name`, else (a
 -- foreign entry) every field as one JSON object.
 -- token_le(a, b): decimal token texts compared as numbers (beyond the 2^53 a Lua number holds exactly).

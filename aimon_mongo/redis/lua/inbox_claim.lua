@@ -54,7 +54,5 @@ for t = 1, tonumber(ARGV[4]) do
   end
   drop_if_empty(key)
 end
-if #moved > 0 then
-  forget_claims(claims, { KEYS[3], KEYS[4], KEYS[5] })
-end
+forget_claims(claims, { KEYS[3], KEYS[4], KEYS[5] })
 return { handed, moved }

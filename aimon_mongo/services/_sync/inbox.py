@@ -333,11 +333,11 @@ class Inbox(Generic[E, R, K]):
         for raw, count in claimed.handed:
             bad = found.add([raw])
             if not bad:  # Redis stream ids are unique per tier only: two entries may share one (keep the higher)
-                entry_id = found.messages[-1].id
+                entry_id = found.messages[-1].id or ""  # a decoded entry always carries its store id
                 counts[entry_id] = max(count, counts.get(entry_id, 0))
         if claimed.exhausted:
             log.warning(
-                "moved %d inbox entries of session %s handed out %d times to quarantine",
+                "moved %d inbox entries of session %s handed out at least %d times to quarantine",
                 len(claimed.exhausted),
                 sid,
                 most,
