@@ -23,7 +23,8 @@ Acknowledged delivery (additive fields on the entry: ``claimToken`` Int64, ``cla
   plus, for entries handed out ``max_attempts`` times already, one ``insert`` into the quarantine and one
   ``delete`` — and the commit: 3 round trips (1 when nothing is eligible). Each write names every entry
   with the attempt count the ``find`` read, so an entry another claimer changed in between makes the count
-  short: the transaction is aborted and run again. Without transactions: one ``findAndModify`` per entry.
+  short: the transaction is aborted and run again from the ``find``. Without transactions: one
+  ``findAndModify`` per entry.
 * ``acknowledge``: one ``delete`` of the named entries whose ``claimToken`` is exactly the token.
 * ``move_to_quarantine``: ``find``, then ``insert`` + ``delete`` in a transaction (without transactions:
   quarantined first, then deleted — a failure in between keeps both copies, never none).
@@ -232,12 +233,13 @@ class AsyncMongoInboxDriver:
         """See the module text: in a transaction where the deployment runs them, else one entry per call."""
         query = self._eligible(session_id, token, ceiling)
         if self.batched is not False:
-            docs = await self._inbox.find(query).sort(_FIFO).limit(limit).to_list()
-            if not docs:
-                return Claimed()
-            claimed = await self._transact(lambda s: self._claim_found(s, session_id, token, docs, max_attempts))
+            found: list[bool] = []
+            claimed = await self._transact(
+                lambda s: self._claim_found(s, session_id, token, query, limit, max_attempts, found)
+            )
             if claimed is not None:
-                self.batched = True
+                if found:
+                    self.batched = True
                 return claimed
         return await self._claim_one_by_one(session_id, token, query, limit, max_attempts)
 
@@ -253,10 +255,19 @@ class AsyncMongoInboxDriver:
         session: AsyncClientSession,
         session_id: str,
         token: int,
-        docs: list[dict[str, Any]],
+        query: dict[str, Any],
+        limit: int,
         max_attempts: int,
+        found: list[bool],
     ) -> Claimed[dict[str, Any]]:
-        """The body of a claim's transaction over the entries ``find`` read."""
+        """The body of a claim's transaction: the ``find`` (outside the transaction, as collect's: nothing to
+        commit when it finds nothing), then the writes over what it read; run again from the ``find`` when a
+        write sees that another claimer or collector changed an entry meanwhile. ``found`` gets an item once
+        a write ran in the transaction (the deployment then runs transactions)."""
+        docs = await self._inbox.find(query).sort(_FIFO).limit(limit).to_list()
+        if not docs:
+            return Claimed()
+        found.append(True)
         handed = [doc for doc in docs if _attempts(doc) < max_attempts]
         exhausted = [doc for doc in docs if _attempts(doc) >= max_attempts]
         if handed:
