@@ -225,6 +225,7 @@ class AsyncSessionHost:
             for session_id in sessions:
                 if not await self.backends.inbox.is_empty(session_id):
                     waiting.append(session_id)
+            log.debug("host %s: %d of %d released sessions have entries", self.holder_id, len(waiting), len(sessions))
             if waiting:
                 await self.backends.signals.publish(self._host_signal(SignalKind.YIELD, waiting))
         except Exception as exc:
@@ -361,6 +362,8 @@ class AsyncSessionHost:
         sessions = signal.payload.get(HOST_PAYLOAD_SESSIONS)
         if not isinstance(sessions, list):
             return
+        log.debug("host %s: %s from node %s names %d sessions", self.holder_id, signal.kind.value,
+                  signal.origin_node_id, len(sessions))  # fmt: skip
         now = time.monotonic()
         for session_id in sessions:
             if isinstance(session_id, str) and session_id.strip() and self._can_adopt(session_id):
