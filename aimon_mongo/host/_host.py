@@ -208,12 +208,10 @@ class AsyncSessionHost:
         if self._channel is not None:
             with contextlib.suppress(Exception):
                 await self._channel.unsubscribe()
-        for task in list(self._tasks):
-            task.cancel()
         runners = [runner.task for runner in held if runner.task is not None]
         if runners:
             await asyncio.gather(*runners, return_exceptions=True)
-        if self._tasks:
+        if self._tasks:  # adoptions under way: each releases what it took once it sees the drain
             await asyncio.gather(*self._tasks, return_exceptions=True)
         await self._announce([runner.session_id for runner in held if not runner.lost.is_set()])
 
