@@ -123,6 +123,37 @@ async def test_one_holder_per_session_while_a_turn_runs(cluster: Any) -> None:
     assert not seen_b.seen
 
 
+async def test_the_lease_is_extended_in_the_background_while_a_long_turn_runs(cluster: Any) -> None:
+    node, probe = await cluster.node("node-a"), await cluster.node("probe")
+    handled = Recorder()
+    handled.gate = asyncio.Event()
+    ttl = timedelta(seconds=1)
+    async with AsyncSessionHost(node, handler=handled, lease_ttl=ttl) as host:
+        try:
+            await host.submit(msg("s-long", "long"))
+            await eventually(lambda: handled.started.is_set(), "the turn runs")
+            first = await probe.leases.find_holder("s-long")
+            assert first is not None
+            later: list[Any] = []
+
+            async def extended_twice() -> bool:
+                lease = await probe.leases.find_holder("s-long")
+                later.append(lease)
+                return lease is not None and lease.expires_at >= first.expires_at + 2 * ttl
+
+            for _ in range(1500):  # a poll with a deadline: the turn outlives two whole ttls
+                if await extended_twice():
+                    break
+                await asyncio.sleep(0.02)
+            assert later[-1] is not None and later[-1].fencing_token == first.fencing_token
+            assert later[-1].expires_at >= first.expires_at + 2 * ttl, "the lease was not kept alive"
+            assert await probe.leases.try_acquire("s-long", "probe", ttl) is None
+            assert handled.running["s-long"] == 1  # still the same turn
+        finally:
+            handled.gate.set()
+        await eventually(lambda: handled.seen == ["long"], "the long turn ends and is acknowledged")
+
+
 async def test_a_turn_whose_lease_is_lost_is_cancelled_and_its_batch_handed_out_again() -> None:
     now = [datetime(2030, 1, 1, tzinfo=UTC)]
     storage = MemoryStorage(lambda: now[0])  # the storage's clock decides expiry: a paused holder, on demand
