@@ -336,11 +336,12 @@ class AsyncMongoInboxDriver:
         why = {oid: reason for entry_id, reason in reasons if (oid := object_id(entry_id)) is not None}
         if not why:
             return []
-        docs = await self._inbox.find({n.F_CONVERSATION_ID: session_id, n.F_ID: {"$in": list(why)}}).to_list()
-        if not docs:
-            return []
+        named = {n.F_CONVERSATION_ID: session_id, n.F_ID: {"$in": list(why)}}
 
         async def move(session: AsyncClientSession | None) -> list[str]:
+            docs = await self._inbox.find(named).to_list()  # read again by a transaction run again
+            if not docs:
+                return []
             at = self._clock()
             kept = [quarantine_document(doc, why[doc[n.F_ID]], session_id, at) for doc in docs]
             await self._quarantine.insert_many(kept, session=session)
@@ -352,7 +353,6 @@ class AsyncMongoInboxDriver:
         if self.batched is not False:
             moved = await self._transact(move)
             if moved is not None:
-                self.batched = True
                 return moved
         return await move(None)
 

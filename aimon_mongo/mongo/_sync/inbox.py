@@ -337,11 +337,12 @@ class MongoInboxDriver:
         why = {oid: reason for entry_id, reason in reasons if (oid := object_id(entry_id)) is not None}
         if not why:
             return []
-        docs = self._inbox.find({n.F_CONVERSATION_ID: session_id, n.F_ID: {"$in": list(why)}}).to_list()
-        if not docs:
-            return []
+        named = {n.F_CONVERSATION_ID: session_id, n.F_ID: {"$in": list(why)}}
 
         def move(session: ClientSession | None) -> list[str]:
+            docs = self._inbox.find(named).to_list()  # read again by a transaction run again
+            if not docs:
+                return []
             at = self._clock()
             kept = [quarantine_document(doc, why[doc[n.F_ID]], session_id, at) for doc in docs]
             self._quarantine.insert_many(kept, session=session)
@@ -353,7 +354,6 @@ class MongoInboxDriver:
         if self.batched is not False:
             moved = self._transact(move)
             if moved is not None:
-                self.batched = True
                 return moved
         return move(None)
 
