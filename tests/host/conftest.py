@@ -14,7 +14,14 @@ import pytest
 
 from tests.conformance.backends import load_all
 
-HOST_FAMILIES = ("memory-async", "mongo-async", "redis-async", "postgres-async")
+HOST_FAMILIES = (
+    "memory-async",
+    "mongo-async",
+    "redis-async",
+    "redis-cluster-async",
+    "postgres-async",
+    "postgres-pgbouncer-async",
+)
 """The families the host tests run on (one of each store; sync bundles are the blocking entry's business)."""
 
 _FAMILIES = load_all()
