@@ -183,6 +183,15 @@ TOTALS_COMPLETION_TOKENS: Final = "completionTokens"
 TOTALS_TOTAL_TOKENS: Final = "totalTokens"
 TOTALS_REASONING_TOKENS: Final = "reasoningTokens"
 
+# --- Session host signals (aimon_mongo.host; ours, additive) ---
+# The host-wide channel: a session id no conversation uses, on which hosts tell each other which sessions
+# wait for a holder (YIELD on drain and hand-over, MESSAGE_ENQUEUED from a client when nobody holds the
+# session). Payload keys of the host's signals (session channel and host channel).
+HOST_SIGNAL_SESSION: Final = "_aimon_hosts"
+HOST_PAYLOAD_SESSIONS: Final = "sessions"
+HOST_PAYLOAD_ENTRY_ID: Final = "entryId"
+HOST_PAYLOAD_PRIORITY: Final = "priority"
+
 # --- Background task (Redis JSON value) ---
 # Frozen: "contextId" holds the agent runtime id.
 TASK_TASK_ID: Final = "taskId"

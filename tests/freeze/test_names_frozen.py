@@ -200,6 +200,14 @@ def test_session_totals_keys() -> None:
     assert names.TOTALS_REASONING_TOKENS == "reasoningTokens"
 
 
+def test_session_host_signals() -> None:
+    """The host channel (a signal session id) and the payload keys of the host's signals."""
+    assert names.HOST_SIGNAL_SESSION == "_aimon_hosts"
+    assert names.HOST_PAYLOAD_SESSIONS == "sessions"
+    assert names.HOST_PAYLOAD_ENTRY_ID == "entryId"
+    assert names.HOST_PAYLOAD_PRIORITY == "priority"
+
+
 def test_redis_keys_prefixes_and_channels() -> None:
     """Redis keys, prefixes and channels."""
     assert names.REDIS_INBOX_PREFIX == "aimon:inbox"

@@ -506,3 +506,41 @@ def test_a_third_party_store_the_rules_cannot_read_runs_unrecorded(
     store.append("x")
     assert "Odd: not instrumented" in caplog.text and "'chunk'" in caplog.text
     assert named(spans, "aimon.task_output.append") == []
+
+
+async def test_the_host_records_a_span_and_metrics_per_turn(spans: InMemorySpanExporter) -> None:
+    """A turn of the session host (aimon_mongo.host): one span with session, token, attempt, batch size, outcome
+    and, on the first turn after adoption, the time to adopt; the turn and adoption metrics; never a payload."""
+    import asyncio
+
+    from aimon_mongo.host import AsyncSessionHost, Turn
+    from aimon_mongo.memory import MemoryStorage
+
+    node = AsyncMemorySessionBackends("node-a", MemoryStorage())
+    attempts: list[int] = []
+
+    async def handle(turn: Turn) -> None:
+        attempts.append(turn.attempt)
+        if turn.attempt == 1:
+            raise RuntimeError(SECRET)
+
+    counted = Metrics()
+    async with AsyncSessionHost(node, handler=handle, retry_backoff=timedelta(0)) as host:
+        await host.submit(message("c-host"))
+        await host.submit(message("c-host"))
+        for _ in range(1500):
+            if len(named(spans, "aimon.host.run_turn")) >= 2:
+                break
+            await asyncio.sleep(0.02)
+    failed, done = named(spans, "aimon.host.run_turn")[:2]
+    first, second = dict(failed.attributes or {}), dict(done.attributes or {})
+    assert first["aimon.capability"] == "host" and first["aimon.session_id"] == "c-host"
+    assert (first["aimon.fencing_token"], first["aimon.attempt"], first["aimon.outcome"]) == (1, 1, "failed")
+    assert first["aimon.interrupted"] is False and isinstance(first["aimon.adopted_after_ms"], int)
+    assert first["aimon.batch_size"] >= 1
+    assert (second["aimon.attempt"], second["aimon.outcome"]) == (2, "acknowledged")
+    assert "aimon.adopted_after_ms" not in second  # only the first turn after an adoption
+    assert counted.added("aimon.host.turns", **{"aimon.outcome": "failed"}) == 1
+    assert counted.added("aimon.host.turns", **{"aimon.outcome": "acknowledged"}) >= 1
+    assert counted.added("aimon.host.adoption_time.count") == 1
+    no_payload(spans)
