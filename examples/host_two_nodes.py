@@ -80,7 +80,10 @@ async def run(database: Any) -> None:
                 sent.append(text)
             await until(lambda: len(handled) == len(sent), "every message handled")
             twice = [text for text, count in handled.items() if count > 1]
-            print(f"{len(sent)} messages sent, {len(handled)} handled, {len(twice)} twice")
+            print(f"{len(sent)} messages sent, {len(handled)} handled")
+            # 0 on a quiet machine; a turn cut before its acknowledgement (its lease not extended in time on an
+            # overloaded machine) runs again under the next token: at least once, never lost
+            print(f"handled more than once: {len(twice)}")
             print(f"after the drain every session runs on node-b: {sorted(host_b.sessions) == SESSIONS}")
     finally:
         await host_a.drain()

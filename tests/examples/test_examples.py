@@ -32,7 +32,8 @@ EXPECTED = {
     ],
     "host_two_nodes.py": [
         "node-a drained; node-b holds",
-        "12 messages sent, 12 handled, 0 twice",
+        "12 messages sent, 12 handled\n",
+        "handled more than once: ",
         "after the drain every session runs on node-b: True",
     ],
     "browse_snapshots.py": ["2 snapshot(s)", "=== task-research-1 ===", "-> tool call list_files", "#0 USER"],
