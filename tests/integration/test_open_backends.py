@@ -141,6 +141,20 @@ async def test_postgres_async_creates_the_schema_on_first_use(postgres_dsn: str,
     assert _schema_tables(postgres_dsn, fresh_schema) >= 10
 
 
+async def test_postgres_a_signal_subscription_first_creates_the_schema(postgres_dsn: str, fresh_schema: str) -> None:
+    """The listener can be a bundle's first user (a session host subscribes before anything else): it
+    creates the schema before its LISTEN connection reads the signal table."""
+    node = aimon_mongo.open_async_backends(postgres_dsn, node_id="a", schema=fresh_schema, ensure_schema=True)
+    async with node:
+        subscription = await node.signals.subscribe("s-1", _ignore)
+        await subscription.unsubscribe()
+    assert _schema_tables(postgres_dsn, fresh_schema) >= 10
+
+
+async def _ignore(signal: Any) -> None:
+    return None
+
+
 def test_postgres_without_ensure_schema_creates_nothing(postgres_dsn: str, fresh_schema: str) -> None:
     with aimon_mongo.open_backends(postgres_dsn, node_id="a", schema=fresh_schema) as node:
         with pytest.raises(Exception, match="does not exist"):

@@ -169,7 +169,11 @@ class AsyncPgPool:
 
     async def dedicated(self, family: type[AimonStorageError]) -> psycopg.AsyncConnection[Any]:
         """A new autocommit connection outside the pool (LISTEN state is bound to one connection), to
-        ``listen_dsn`` when one was given."""
+        ``listen_dsn`` when one was given. The first use (creating the schema) runs before, through the pool:
+        a listener can be the first of a bundle's users (a signal subscription before any other call)."""
+        if self._first_use is not None:
+            async with self.connection(family):
+                pass
         try:
             return await psycopg.AsyncConnection.connect(self._listen_conninfo, **self._connect_kwargs())
         except psycopg.Error as exc:

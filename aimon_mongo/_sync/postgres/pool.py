@@ -170,7 +170,11 @@ class PgPool:
 
     def dedicated(self, family: type[AimonStorageError]) -> psycopg.Connection[Any]:
         """A new autocommit connection outside the pool (LISTEN state is bound to one connection), to
-        ``listen_dsn`` when one was given."""
+        ``listen_dsn`` when one was given. The first use (creating the schema) runs before, through the pool:
+        a listener can be the first of a bundle's users (a signal subscription before any other call)."""
+        if self._first_use is not None:
+            with self.connection(family):
+                pass
         try:
             return psycopg.Connection.connect(self._listen_conninfo, **self._connect_kwargs())
         except psycopg.Error as exc:
