@@ -148,7 +148,7 @@ def test_init_db_creates_and_prints_the_postgres_schema(postgres_dsn: str) -> No
         finally:
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
     assert tables is not None and tables[0] >= 10
-    assert versions is not None and versions[0] == [1, 2, 3, 4, 5]
+    assert versions is not None and versions[0] == [1, 2, 3, 4, 5, 6]
     mongo = runner.invoke(get_app(), ["--uri", "mongodb://127.0.0.1:1", "init-db", "--print-sql"])
     assert mongo.exit_code == 1 and "--print-sql prints the PostgreSQL schema" in mongo.stderr
 
