@@ -38,11 +38,11 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
-import redis
 from _timing import SHARED_STANDIN, Report, Result, Sample, cpu_note, main, rounds  # benchmarks/_timing.py
 from codec import text_message  # benchmarks/codec.py
 from psycopg import sql
 from pymongo import MongoClient
+from redis_session import cleanup  # benchmarks/redis_session.py: removes a key root
 
 from aimon_mongo import open_async_backends, open_backends
 from aimon_mongo.host import AsyncSessionHost, Turn
@@ -114,15 +114,14 @@ class Places:
             client.drop_database(self.mongo_db)
         finally:
             client.close()
-        r = redis.Redis.from_url(self.redis_url)
-        try:
-            doomed = list(r.scan_iter(match=f"{self.redis_root}:*", count=1000))
-            if doomed:
-                r.unlink(*doomed)
-        finally:
-            r.close()
-        with psycopg.connect(self.dsn, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(self.schema)))
+        cleanup(self.redis_url, self.redis_root)
+        drop_schema(self.dsn, self.schema)
+
+
+def drop_schema(dsn: str, schema: str) -> None:
+    """Drop a PostgreSQL schema this benchmark created, with what it holds."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
 
 
 def inbox_case(places: Places, backend: str, sessions: int, repeats: int) -> tuple[Result, dict[str, int]]:

@@ -31,10 +31,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import psycopg
-import redis
 from codec import text_message  # benchmarks/codec.py
-from psycopg import sql
+from host import drop_schema  # benchmarks/host.py
+from redis_session import cleanup  # benchmarks/redis_session.py
 
 from aimon_mongo import open_async_backends
 from aimon_mongo.host import AsyncSessionHost, Turn
@@ -124,16 +123,9 @@ async def one_run(backend: str, place: str, ttl: float, run: int) -> list[float]
 
 def remove(backend: str, place: str) -> None:
     if backend == "redis":
-        client = redis.Redis.from_url(REDIS_URL)
-        try:
-            doomed = list(client.scan_iter(match=f"{place}:*", count=1000))
-            if doomed:
-                client.unlink(*doomed)
-        finally:
-            client.close()
-        return
-    with psycopg.connect(DSN, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(place)))
+        cleanup(REDIS_URL, place)
+    else:
+        drop_schema(DSN, place)
 
 
 def measure(backend: str, runs: int, ttl: float) -> dict[str, Any]:
