@@ -92,7 +92,8 @@ class SchemaMigrationError(AimonStorageError):
 
 class ReplicationGuardError(AimonStorageError):
     """A PostgreSQL bundle with ``replication_guard="require"`` found no connected synchronous standby: a
-    failover could reissue a fencing token. The message names the settings read."""
+    failover could lose acknowledged writes (fencing tokens keep their clock floor). The message names the
+    settings read."""
 
 
 class SessionInboxError(AimonStorageError):

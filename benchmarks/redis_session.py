@@ -76,6 +76,7 @@ def sync_cases(url: str, prefixes: RedisKeyPrefixes) -> tuple[dict[str, Callable
     acquire_sha = raw.script_load(script("lease_acquire").text)
     release_sha = raw.script_load(script("lease_release").text)
     lock, fence = keys.lock("bench-raw"), keys.lock_fence("bench-raw")
+    write_fence = keys.write_fence("bench-raw")
     ttl_ms = int(TTL.total_seconds() * 1000)
 
     def ours_inbox() -> None:
@@ -101,7 +102,7 @@ def sync_cases(url: str, prefixes: RedisKeyPrefixes) -> tuple[dict[str, Callable
         ours.leases.release(lease)
 
     def raw_lease() -> None:
-        token, _expires = raw.evalsha(acquire_sha, 2, lock, fence, "bench-node", ttl_ms)
+        token, _expires, _ = raw.evalsha(acquire_sha, 3, lock, fence, write_fence, "bench-node", ttl_ms)
         raw.evalsha(release_sha, 2, lock, fence, f"bench-node:{token}", token)
 
     def close() -> None:
@@ -133,6 +134,7 @@ async def async_cases(
     acquire_sha = await raw.script_load(script("lease_acquire").text)
     release_sha = await raw.script_load(script("lease_release").text)
     lock, fence = keys.lock("abench-raw"), keys.lock_fence("abench-raw")
+    write_fence = keys.write_fence("abench-raw")
     ttl_ms = int(TTL.total_seconds() * 1000)
 
     async def ours_inbox() -> None:
@@ -158,7 +160,7 @@ async def async_cases(
         await ours.leases.release(lease)
 
     async def raw_lease() -> None:
-        token, _expires = await raw.evalsha(acquire_sha, 2, lock, fence, "bench-node", ttl_ms)  # type: ignore[misc]
+        token, _expires, _ = await raw.evalsha(acquire_sha, 3, lock, fence, write_fence, "bench-node", ttl_ms)  # type: ignore[misc]
         await raw.evalsha(release_sha, 2, lock, fence, f"bench-node:{token}", token)  # type: ignore[misc]
 
     async def close() -> None:

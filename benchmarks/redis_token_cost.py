@@ -41,13 +41,13 @@ def main() -> None:
     }
     release = client.script_load(script("lease_release").text)
     root = f"bench{uuid.uuid4().hex[:8]}"
-    lock, fence = f"{root}:lock", f"{root}:fence"
+    lock, fence, write_fence = f"{root}:lock", f"{root}:fence", f"{root}:write-fence"
 
     def run(sha: str) -> float:
-        client.delete(lock, fence)
+        client.delete(lock, fence, write_fence)
         start = time.perf_counter()
         for _ in range(args.pairs):
-            token, _expires = client.evalsha(sha, 2, lock, fence, "h", 30000)  # type: ignore[misc]
+            token, _expires, _ = client.evalsha(sha, 3, lock, fence, write_fence, "h", 30000)  # type: ignore[misc]
             client.evalsha(release, 2, lock, fence, f"h:{token}", token)
         return args.pairs / (time.perf_counter() - start)
 
@@ -58,7 +58,7 @@ def main() -> None:
             for name in order:
                 rates[name].append(run(shas[name]))
     finally:
-        client.delete(lock, fence)
+        client.delete(lock, fence, write_fence)
         client.close()
     ratios = sorted(h / o for h, o in zip(rates["hybrid"], rates["incr-only"], strict=True))
     for name, values in rates.items():

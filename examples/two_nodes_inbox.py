@@ -68,7 +68,7 @@ def run(node_a: MongoSessionBackends, node_b: MongoSessionBackends) -> None:
     node_b.leases.release(lease)  # the token survives: the next holder gets a higher one
     after = node_a.leases.try_acquire(SESSION, "node-a", timedelta(seconds=30))
     assert after is not None and after.fencing_token > lease.fencing_token
-    print(f"node-a took over with fencing token {after.fencing_token}")
+    print(f"node-a took over with fencing token {after.fencing_token} (node-b had {lease.fencing_token})")
 
 
 def main() -> None:

@@ -159,8 +159,9 @@ class SessionLeaseStore(Protocol):
     holder_id_forbidden_chars: str
 
     def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
-        """Take the lease if nobody holds a live one (the same holder gets no special treatment); ``None``
-        when it is held. ``ttl`` must be positive."""
+        """Take the lease if nobody else holds a live one (a holder re-acquiring its own live lease gets a new,
+        higher token, fencing its older process; the session's write fence is raised to it at once); ``None``
+        when another holder does. ``ttl`` must be positive."""
         ...
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:

@@ -4,6 +4,7 @@ Flavour-independent (one table under both flavours' drivers, :mod:`aimon_mongo._
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -19,24 +20,34 @@ class _Lock:
     expires_at: datetime
 
 
+def clock_token(now: datetime) -> int:
+    """The clock floor of a fencing token, as on every backend: ``now`` in epoch milliseconds x 1024."""
+    return int(now.timestamp() * 1000) * 1024
+
+
 class LeaseTable:
     """Like the MongoDB lock document: release expires the entry in place and never deletes it, so the
-    per-session token counter survives release and expiry; tokens strictly increase per session."""
+    per-session token counter survives release and expiry; tokens strictly increase per session. A token is
+    ``max(previous + 1, storage clock ms x 1024)``, the same clock floor as the other backends'; a grant
+    raises the session's write fence (``raise_fence``, called under the same lock) to its token. A holder
+    re-acquiring its own live lease gets a new token."""
 
-    def __init__(self, lock: threading.Lock, clock: Clock) -> None:
+    def __init__(self, lock: threading.Lock, clock: Clock, raise_fence: Callable[[str, int], None]) -> None:
         self._lock = lock
         self._clock = clock
+        self._raise_fence = raise_fence
         self._locks: dict[str, _Lock] = {}
 
     def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
         with self._lock:
             now = self._clock()
             current = self._locks.get(session_id)
-            if current is not None and current.holder_id is not None and current.expires_at > now:
+            if current is not None and current.holder_id not in (None, holder_id) and current.expires_at > now:
                 return None
-            token = (current.token if current is not None else 0) + 1
+            token = max((current.token if current is not None else 0) + 1, clock_token(now))
             self._locks[session_id] = _Lock(holder_id, token, now + ttl)
-            return Granted(token, now + ttl)
+            self._raise_fence(session_id, token)
+            return Granted(token, now + ttl, taken_over=current is not None)
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:
         with self._lock:

@@ -39,6 +39,11 @@ class RecordTable:
             self._fences[session_id] = token
             return write()
 
+    def raise_fence(self, session_id: str, token: int) -> None:
+        """Raise the session's fence to ``token`` unless it is higher (call under the lock: a lease grant)."""
+        if token > self._fences.get(session_id, 0):
+            self._fences[session_id] = token
+
     def read(self, read: Callable[[], T]) -> T:
         """Run ``read`` under the lock."""
         with self._lock:

@@ -32,8 +32,8 @@ class MemoryStorage:
         self.clock: Clock = clock or system_clock
         lock = threading.Lock()
         self.inbox = InboxTable(lock, self.clock)
-        self.leases = LeaseTable(lock, self.clock)
         self.signals = SignalHub(lock)
         self.idempotency = IdempotencyTable(lock, self.clock, done_ttl)
         self.tasks = TaskTable(lock, max_terminal_tasks)
         self.records = RecordTable(lock, self.clock)
+        self.leases = LeaseTable(lock, self.clock, self.records.raise_fence)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, Final
 
 from bson import ObjectId
 from bson.int64 import Int64
@@ -75,12 +75,19 @@ def not_above(token: int) -> dict[str, Any]:
 # --- leases -------------------------------------------------------------------------------------------
 
 
+CLOCK_TOKEN: Final = {"$multiply": [{"$toLong": NOW}, Int64(1024)]}
+"""The clock floor of a fencing token (pipeline expression): server time in epoch milliseconds x 1024, as
+Redis's ``TIME ms x 1024`` (docs/guarantees.md, "Failover")."""
+
+
 def lease_claim(holder_id: str, ttl: timedelta, first: bool) -> list[dict[str, Any]]:
-    """The pipeline update that makes ``holder_id`` the holder: token + 1 (or 1 for a new document),
-    ``acquiredAt`` and ``leaseExpiresAt`` on server time."""
-    previous = {"$ifNull": ["$" + n.F_FENCING_TOKEN, Int64(0)]}
+    """The pipeline update that makes ``holder_id`` the holder: token ``max(token + 1, server ms x 1024)``
+    (the previous token counts as 0 for a new document), ``acquiredAt`` and ``leaseExpiresAt`` on server
+    time. The clock floor keeps a token rolled back with an unreplicated write (``w:1``, a failover) from
+    being handed out again: the next token is above it as long as the new primary's clock is not behind."""
+    previous = Int64(0) if first else {"$ifNull": ["$" + n.F_FENCING_TOKEN, Int64(0)]}
     # $toLong keeps the stored type int64 (the reference's) on servers whose $add narrows it.
-    token: Any = literal(Int64(1)) if first else {"$toLong": {"$add": [previous, Int64(1)]}}
+    token: Any = {"$toLong": {"$max": [{"$add": [previous, Int64(1)]}, CLOCK_TOKEN]}}
     return [
         {
             "$set": {

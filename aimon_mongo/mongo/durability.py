@@ -41,8 +41,9 @@ MAJORITY_READ = ReadConcern("majority")
 T = TypeVar("T")
 
 RISK = (
-    "a replica-set failover can roll back acknowledged writes: a fencing token reissued (two lease "
-    "holders), a collected inbox entry handed out twice, a delivered entry lost"
+    "a replica-set failover can roll back acknowledged writes: a collected inbox entry handed out twice, a "
+    "delivered entry lost, a record or fence write undone (fencing tokens keep their clock floor, so none "
+    "is handed out twice while the new primary's clock is not behind)"
 )
 
 

@@ -23,6 +23,13 @@ FENCE_CTE = """fence AS (
 GUARD = "EXISTS (SELECT 1 FROM fence)"
 """The condition a fenced write's data-modifying statement must include (see :func:`fenced`)."""
 
+CLOCK_TOKEN = "(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint * 1024)"
+"""The clock floor of a fencing token (SQL expression): the database clock in epoch milliseconds x 1024, as
+Redis's ``TIME ms x 1024``. A token is never below it, so a promoted asynchronous replica whose clock is not
+behind the old primary's by more than the failover took issues tokens above every one the old primary handed
+out; 1,024 tokens per session per millisecond fit under the next millisecond's floor. ``bigint`` until the
+year 285,000 or so (2^63 / 1024 ms)."""
+
 HIGHEST = "SELECT highest_token FROM {session_fence} WHERE session_id = %s"
 """Read after a refusal, to name the token that won in the error."""
 

@@ -85,7 +85,12 @@ def report_from_row(row: tuple[object, ...]) -> ReplicationReport:
     return ReplicationReport(str(commit), str(names), bool(recovery), int(standbys), int(synchronous), int(hidden))  # type: ignore[call-overload]
 
 
-RISK = "a failover to a replica can reissue a fencing token the old primary acknowledged (two live holders)"
+RISK = (
+    "fencing tokens stay above every token handed out (their clock floor), but a failover to a replica can "
+    "lose the last acknowledged writes other than tokens (deliveries, collects, records, log segments, "
+    "write-fence raises, idempotency entries)"
+)
+"""What a deployment without a synchronous standby is still exposed to (the WARN's and the refusal's words)."""
 
 
 def verdict(report: ReplicationReport, guard: ReplicationGuard, endpoint: str) -> str | None:

@@ -4,8 +4,14 @@ flavours, returns these too). The service (:mod:`aimon_mongo._async.services.lea
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from datetime import datetime
 from typing import NamedTuple
+
+TAKEN_OVER: ContextVar[bool | None] = ContextVar("aimon_lease_taken_over", default=None)
+"""Set by the lease service just before ``try_acquire`` returns a lease (:attr:`Granted.taken_over`), read
+and cleared by its telemetry rule (the ``aimon.lease.handovers`` counter): since tokens carry a clock floor,
+a token above 1 no longer says that the session had a lease before."""
 
 
 class Granted(NamedTuple):
@@ -19,6 +25,9 @@ class Granted(NamedTuple):
     fencing_token: int
     expires_at: datetime
     replicated: bool = True
+    taken_over: bool | None = None
+    """Whether the session had a lease before (its token counter existed); ``None``: the driver cannot
+    tell (telemetry then counts a token above 1 as a hand-over)."""
 
 
 class Held(NamedTuple):

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from aimon_mongo.errors import StaleFencingTokenError
+from aimon_mongo.services.leases import TAKEN_OVER
 from aimon_mongo.telemetry._layer import OUTCOME, Call, Rule, instrument_class, reads
 
 T = TypeVar("T")
@@ -205,9 +206,11 @@ def _try_acquire(call: Call) -> None:
     outcome = "acquired" if lease is not None else "held"
     call.attributes[OUTCOME] = outcome
     call.instruments.lease_acquisitions.add(1, {OUTCOME: outcome})
+    taken_over = TAKEN_OVER.get()
+    TAKEN_OVER.set(None)
     if lease is not None:
         call.set(TOKEN, lease.fencing_token)
-        if lease.fencing_token > 1:
+        if taken_over if taken_over is not None else lease.fencing_token > 1:
             call.instruments.lease_handovers.add(1)
 
 

@@ -1,4 +1,5 @@
-"""Fenced writes: a paused old holder's late write is refused once a newer holder has written."""
+"""Fenced writes: a paused old holder's late write is refused once a newer holder has taken the session
+(the acquisition raises the write fence; the new holder need not have written)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,42 @@ async def test_late_record_write_of_a_paused_holder_is_refused(cluster: Any) -> 
     assert record is not None
     assert (record.transcript, record.agent_ref, record.session_totals) == ("written by b", "assistant", None)
     await b.records.merge_transcript(session, "b again", new.fencing_token)  # an equal token is accepted
+
+
+async def test_taking_a_session_fences_the_old_holder_before_the_new_one_writes(cluster: Any) -> None:
+    session = new_id()
+    a, old, b, new = await _take_over(cluster, session)  # node-b has written nothing yet
+    with pytest.raises(StaleFencingTokenError) as info:
+        await a.records.merge_transcript(session, "late write by a", old.fencing_token)
+    assert (info.value.token, info.value.highest) == (old.fencing_token, new.fencing_token)
+    with pytest.raises(StaleFencingTokenError):
+        await a.segments.put(segment(session, "by-a"), old.fencing_token)
+    with pytest.raises(StaleFencingTokenError):
+        await a.records.delete(session, old.fencing_token)
+    record = await b.records.load(session)
+    assert record is not None and record.transcript == "written by a"
+    assert await b.segments.list(session) == []
+    await b.records.merge_transcript(session, "written by b", new.fencing_token)  # the holder's own token passes
+    await b.segments.put(segment(session, "by-b"), new.fencing_token)
+
+
+async def test_re_acquiring_under_the_same_holder_id_fences_the_older_process(cluster: Any) -> None:
+    """A host restarted under the same node id re-acquires its own live lease: the older process's writes
+    are refused at once."""
+    before, restarted = await cluster.node("node-a"), await cluster.node("node-a")
+    session = new_id()
+    old = await before.leases.try_acquire(session, "node-a", timedelta(seconds=30))
+    assert old is not None
+    await before.records.provision(session, "assistant", old.fencing_token)
+    new = await restarted.leases.try_acquire(session, "node-a", timedelta(seconds=30))
+    assert new is not None and new.fencing_token > old.fencing_token
+    with pytest.raises(StaleFencingTokenError):
+        await before.records.merge_transcript(session, "by the older process", old.fencing_token)
+    with pytest.raises(StaleFencingTokenError):
+        await before.segments.put(segment(session, "old"), old.fencing_token)
+    await restarted.records.merge_transcript(session, "by the new process", new.fencing_token)
+    record = await restarted.records.load(session)
+    assert record is not None and record.transcript == "by the new process"
 
 
 async def test_records_and_segments_share_one_fence(cluster: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,7 +28,6 @@ async def test_acquire_find_release(cluster: Any) -> None:
     assert lease.fencing_token >= 1
     assert before + timedelta(seconds=25) < lease.expires_at < before + timedelta(seconds=40)
     assert await b.leases.try_acquire(session, "node-b", LONG) is None
-    assert await a.leases.try_acquire(session, "node-a", LONG) is None  # no special treatment for the holder
     held = await b.leases.find_holder(session)
     assert held is not None
     assert (held.holder_id, held.fencing_token) == ("node-a", lease.fencing_token)
@@ -35,6 +35,26 @@ async def test_acquire_find_release(cluster: Any) -> None:
     assert await b.leases.find_holder(session) is None
     second = await b.leases.try_acquire(session, "node-b", LONG)
     assert second is not None and second.fencing_token > lease.fencing_token
+
+
+CLOCK_SLACK = 60_000
+"""Milliseconds a store's clock may differ from the test's (both run on this host)."""
+
+
+async def test_a_token_is_never_below_the_clock_floor(cluster: Any) -> None:
+    """Every backend issues ``max(counter + 1, store clock ms x 1024)`` (docs/guarantees.md, "Failover"):
+    a new session's first token is the clock floor, not 1, and tokens still strictly increase."""
+    a = await cluster.node("node-a")
+    session = new_id()
+    before = time.time_ns() // 1_000_000
+    first = await a.leases.try_acquire(session, "node-a", LONG)
+    assert first is not None
+    await a.leases.release(first)
+    second = await a.leases.try_acquire(session, "node-a", LONG)
+    after = time.time_ns() // 1_000_000
+    assert second is not None and second.fencing_token > first.fencing_token
+    for token in (first.fencing_token, second.fencing_token):
+        assert (before - CLOCK_SLACK) * 1024 <= token <= (after + CLOCK_SLACK) * 1024, token
 
 
 async def test_tokens_increase_across_expiry_and_sessions_are_independent(cluster: Any) -> None:
@@ -88,6 +108,30 @@ async def test_extend_of_a_lapsed_lease_follows_the_declared_capability(cluster:
         assert held is not None and (held.holder_id, held.fencing_token) == ("node-a", lease.fencing_token)
     else:
         assert held is None
+
+
+async def test_a_holder_re_acquiring_its_own_live_lease_gets_a_new_token(cluster: Any) -> None:
+    """A host restarted under the same node id does not wait out its predecessor's lease: the new process
+    gets a new, higher token, and the older process's lease is superseded (its extend fails, its release
+    leaves the new lease alone). Another holder is still refused."""
+    before, restarted = await cluster.node("node-a"), await cluster.node("node-a")
+    other = await cluster.node("node-b")
+    session = new_id()
+    old = await before.leases.try_acquire(session, "node-a", LONG)
+    assert old is not None
+    new = await restarted.leases.try_acquire(session, "node-a", LONG)
+    assert new is not None, "the holder's own live lease was not re-acquired"
+    assert new.fencing_token > old.fencing_token
+    assert await other.leases.try_acquire(session, "node-b", LONG) is None
+    assert await before.leases.extend(old, LONG) is False
+    await before.leases.release(old)
+    held = await other.leases.find_holder(session)
+    assert held is not None and (held.holder_id, held.fencing_token) == ("node-a", new.fencing_token)
+    assert await restarted.leases.extend(new, LONG) is True
+    again = await restarted.leases.try_acquire(session, "node-a", LONG)  # and again: each time a new token
+    assert again is not None and again.fencing_token > new.fencing_token
+    await restarted.leases.release(again)
+    assert await other.leases.find_holder(session) is None
 
 
 @pytest.mark.parametrize("holder", ["$where", "a.b", "node:1|x", "ünïcode holder"])

@@ -56,7 +56,9 @@ def test_checkpoint_thread_and_value_file_documents(mongo_db: Database[dict[str,
         {"key": "run_id", "value": "run-1"}, {"key": "flag", "value": 1},
     ]  # fmt: skip
     assert doc["run_id"] == "run-1"
-    assert doc["fencing_token"] == Int64(1) and isinstance(doc["fencing_token"], Int64)
+    assert writer.write_ownership is not None
+    token = writer.write_ownership.fencing_token
+    assert doc["fencing_token"] == Int64(token) and isinstance(doc["fencing_token"], Int64)
     small, big = doc["values"]
     assert set(small) == {"key", "channel", "version", "type", "size", "data"}
     assert (small["key"], small["channel"], small["version"], small["type"]) == ("5:smalli1", "small", 1, "msgpack")
@@ -75,7 +77,7 @@ def test_checkpoint_thread_and_value_file_documents(mongo_db: Database[dict[str,
     thread = mongo_db["langgraph_threads"].find_one({"_id": "thread-1"})
     assert thread is not None
     assert set(thread) == {"_id", "fencing_token", "write_seq", "expires_at", "ttl_ms"}
-    assert thread["fencing_token"] == Int64(1) and thread["write_seq"] == Int64(3)
+    assert thread["fencing_token"] == Int64(token) and thread["write_seq"] == Int64(3)
     assert thread["ttl_ms"] == Int64(3_600_000)
     assert _near_now(thread["expires_at"] - timedelta(hours=1))
     assert_conforms("mongo.langgraph.thread.document", thread)

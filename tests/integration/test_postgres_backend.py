@@ -95,7 +95,7 @@ async def test_a_borrowed_async_pool_is_used_and_left_open(postgres_dsn: str, pg
     async with AsyncConnectionPool(postgres_dsn, min_size=1, max_size=2, open=False) as pool:
         async with AsyncPostgresSessionBackends(pool, "node-a", schema=pg_schema) as node:
             lease = await node.leases.try_acquire("s-1", "node-a", timedelta(seconds=30))
-            assert lease is not None and lease.fencing_token == 1
+            assert lease is not None and lease.fencing_token >= 1
         assert not pool.closed
 
 

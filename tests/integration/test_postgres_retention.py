@@ -22,6 +22,8 @@ from aimon_mongo.schema_gate import assert_conforms
 from tests.conformance.helpers import message, new_id
 
 TTL = timedelta(seconds=30)
+HIGH = 2**60
+"""Far above any clock floor (epoch ms x 1024 is about 2^51 today)."""
 
 
 @pytest.fixture
@@ -86,7 +88,7 @@ async def test_locks_lapsed_longer_than_the_grace_go_the_counter_stays(
         assert lease is not None
         await node.leases.release(lease)
     held = await node.leases.try_acquire(session, "h-1", TTL)
-    assert held is not None and held.fencing_token == 4
+    assert held is not None and held.fencing_token > lease.fencing_token
     pg_conn.execute(
         sql.SQL(
             "INSERT INTO {} (conversation_id, holder_id, fencing_token, acquired_at, lease_expires_at) "
@@ -105,7 +107,7 @@ async def test_locks_lapsed_longer_than_the_grace_go_the_counter_stays(
     assert left == [("recent",)]
     assert not await node.leases.extend(held, TTL)  # its row is gone: the old holder learns it lost the lease
     again = await node.leases.try_acquire(session, "h-2", TTL)
-    assert again is not None and again.fencing_token == 5
+    assert again is not None and again.fencing_token > held.fencing_token
 
 
 async def test_fence_rows_of_sessions_with_nothing_left_go_and_tokens_stay_higher(
@@ -118,31 +120,36 @@ async def test_fence_rows_of_sessions_with_nothing_left_go_and_tokens_stay_highe
             assert lease is not None
             await node.leases.release(lease)
     assert (await node.leases.try_acquire(held, "h-1", TTL)) is not None
-    await node.records.merge_transcript(with_record, "[]", 10)
+    # Counters far above the clock floor (as if a node's clock had run far ahead): the sweep's floor, not
+    # the clock, is then what keeps a swept session's tokens above its old ones.
+    fence = _t(pg_schema, "conversation_lock_fence")
+    raised = sql.SQL("UPDATE {} SET next_token = %s WHERE conversation_id <> %s").format(fence)
+    pg_conn.execute(raised, [HIGH + 11, held])
+    await node.records.merge_transcript(with_record, "[]", HIGH + 10)
     await node.inbox.deliver(message(with_inbox))
-    await node.records.merge_transcript(written_then_emptied, "[]", 10)
+    await node.records.merge_transcript(written_then_emptied, "[]", HIGH + 10)
     record = _t(pg_schema, "session_record")
     pg_conn.execute(sql.SQL("DELETE FROM {} WHERE session_id = %s").format(record), [written_then_emptied])
 
     counters, fences = await node.leases.sweep_idle_fences(batch_size=2)
-    assert (counters, fences) == (2, 1)  # idle + written_then_emptied; the latter's session_fence row too
-    fence = _t(pg_schema, "conversation_lock_fence")
+    # idle + written_then_emptied, and their session_fence rows (each acquisition raised its session's fence)
+    assert (counters, fences) == (2, 2)
     left = {row[0] for row in pg_conn.execute(sql.SQL("SELECT conversation_id FROM {}").format(fence)).fetchall()}
     assert left == {with_record, held, with_inbox}
     floor = pg_conn.execute(sql.SQL("SELECT id, highest_swept FROM {}").format(_t(pg_schema, "aimon_token_floor")))
     rows = floor.fetchall()
-    assert rows == [(True, 10)]
+    assert rows == [(True, HIGH + 10)]
     assert_conforms("postgres.lease.token-floor-row", {"id": rows[0][0], "highest_swept": rows[0][1]})
 
     # a swept session comes back: its first token is above every token it had before
     back = await node.leases.try_acquire(idle, "h-2", TTL)
-    assert back is not None and back.fencing_token == 11
+    assert back is not None and back.fencing_token == HIGH + 11
     # a brand-new session starts above the floor too (tokens are per session; only their order matters)
     fresh = await node.leases.try_acquire(new_id(), "h-2", TTL)
-    assert fresh is not None and fresh.fencing_token == 11
+    assert fresh is not None and fresh.fencing_token == HIGH + 11
     # and a session that kept its counter is untouched
     kept = await node.leases.try_acquire(with_record, "h-2", TTL)
-    assert kept is not None and kept.fencing_token == 11
+    assert kept is not None and kept.fencing_token == HIGH + 11
 
 
 async def test_tokens_never_go_backwards_while_sweeps_race_acquisitions(
@@ -195,8 +202,9 @@ def test_bundle_sweep_reports_every_table_and_refuses_bad_input(
         assert lease is not None
         node.leases.release(lease)
         report = node.sweep(batch_size=10)
-        assert report == SweepReport(signals=1, idempotency=0, lapsed_locks=0, lock_fences=1, session_fences=0)
-        assert report.total == 2
+        # the acquisition raised the session's write fence: its row goes with the counter row
+        assert report == SweepReport(signals=1, idempotency=0, lapsed_locks=0, lock_fences=1, session_fences=1)
+        assert report.total == 3
         assert node.sweep() == SweepReport()
         with pytest.raises(InvalidArgumentError, match="batch_size must be >= 1, got 0"):
             node.sweep(batch_size=0)

@@ -10,6 +10,8 @@ Every time here is the store's own clock in microseconds (see :mod:`tests.reliab
 * **End.** A lease ends at its last known expiry (the acquisition's, or the one a renewal set, read back
   from the store), or earlier if it was released: a release takes effect at some store time at or after
   the clock read taken just before the call, so ``end`` = ``min(expiry, that read)`` is a *lower bound*.
+* A holder re-acquiring its own live lease gets the next token and replaces that lease: the replaced
+  lease ends at the successor's grant (``grant_lo`` of the next token's lease, when it has the same holder).
 * A lease is therefore certainly live over ``[grant_hi, end)``. Two leases overlap for certain when
   those intervals intersect; token order is broken for certain when a higher token's grant window lies
   entirely before a lower token's.
@@ -99,7 +101,11 @@ def merge(events: Iterable[dict[str, Any]]) -> ContestReport:
             errors += 1
         elif kind == "done":
             refused_attempts += event["refused_attempts"]
-    regressions += _token_regressions(sorted(leases.values(), key=lambda s: s.token))
+    by_token = sorted(leases.values(), key=lambda s: s.token)
+    regressions += _token_regressions(by_token)
+    for earlier, later in itertools.pairwise(by_token):
+        if later.holder == earlier.holder:  # re-acquired by its own holder: the store replaced it then
+            earlier.end = min(earlier.end, later.grant_lo)
     ordered = sorted(leases.values(), key=lambda s: (s.grant_hi, s.token))
     certain = [s for s in ordered if s.grant_hi < s.end]  # live for certain over a non-empty span
     return ContestReport(

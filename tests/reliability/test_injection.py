@@ -94,9 +94,10 @@ async def _store_everything(node: Any, ident: str, refusals: Refusals) -> Any:
     await node.tasks.put(
         BackgroundTask(task_id=ident, subagent_name=ident, state=TaskState.RUNNING, start_time=now_ms())
     )
-    await node.records.provision(ident, f"agent:{ident}", 1)
-    await node.records.merge_transcript(ident, f"transcript:{ident}", 1)
-    await node.segments.put(_segment(ident), 1)
+    token = lease.fencing_token  # the acquisition raised the session's write fence to it
+    await node.records.provision(ident, f"agent:{ident}", token)
+    await node.records.merge_transcript(ident, f"transcript:{ident}", token)
+    await node.segments.put(_segment(ident), token)
     return lease
 
 
@@ -147,9 +148,9 @@ async def test_hostile_ids_are_stored_literally_and_touch_only_their_own_data(
         done = await node.idempotency.find(target)
         assert done is not None and done.status is IdempotencyStatus.DONE
         assert await node.tasks.remove(target) is True
-        await node.records.delete(target, 1)
+        await node.records.delete(target, leases[target].fencing_token)
         assert await node.records.load(target) is None
-        await node.segments.delete_all(target, 1)
+        await node.segments.delete_all(target, leases[target].fencing_token)
         assert await node.segments.list(target) == []
     for ident in HOSTILE:
         if ident not in TARGETS:

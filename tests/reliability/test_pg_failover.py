@@ -15,11 +15,17 @@ With the replication guard on (``"require"``, a synchronous standby configured):
 not return while the standby is cut off, and ends in ``BackendUnavailable`` when the primary dies, so
 nothing unreplicated is ever acknowledged, and C's token is above every acknowledged token: 0 reissued.
 The server runs with ``synchronous_commit = local``, so it is the bundle's own per-transaction setting
-that waits, not the server default. With the guard ``"off"``: B's token is acknowledged and C is handed
-the same token again, in every round (the guard is necessary), both with plain asynchronous replication
-and with a synchronous standby that the server's ``synchronous_commit = local`` does not wait for.
+that waits, not the server default.
 
-Rounds: 2 with the guard on and 1 per guard-off scenario by default, 10 each with ``--scale``
+Without a synchronous standby to wait for — the default bundle (guard ``"warn"``) on plain asynchronous
+replication, or the guard ``"off"`` (also with a synchronous standby that the server's
+``synchronous_commit = local`` does not wait for) — B's token is acknowledged and lost with the old
+primary: the promoted replica's counter is behind it. The clock floor (``max(counter, clock ms x 1024)``)
+still gives C a token above every token handed out: 0 reissued. The control, in the same rounds: the token
+the counter alone issues on the promoted replica (the reference build's statement, rolled back before C
+acquires) is B's token again in every round, so the floor is what prevents the reissue.
+
+Rounds: 2 with the guard on and with the default bundle, 1 per guard-off scenario by default, 10 each with ``--scale``
 (``AIMON_PG_FAILOVER_ROUNDS`` overrides).
 """
 
@@ -28,7 +34,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -106,7 +112,10 @@ def pair_factory() -> Iterator[Any]:
         pair.destroy()
 
 
-def node(server: PrivatePostgres, guard: ReplicationGuard) -> PostgresSessionBackends:
+def node(server: PrivatePostgres, guard: ReplicationGuard | None) -> PostgresSessionBackends:
+    """A bundle on ``server``; ``guard`` None: the default replication guard."""
+    if guard is None:
+        return PostgresSessionBackends(server.dsn, "node-f", schema=SCHEMA, timeout=5)
     return PostgresSessionBackends(server.dsn, "node-f", schema=SCHEMA, replication_guard=guard, timeout=5)
 
 
@@ -130,10 +139,24 @@ def acquire_in_thread(bundle: PostgresSessionBackends, holder: str) -> tuple[thr
     return thread, outcome
 
 
-def run_round(pair: Pair, guard: ReplicationGuard, n: int, acknowledged: list[int]) -> tuple[Outcome, bool, int]:
+@dataclass
+class Promoted:
+    """What the new primary issued: C's token, and (with a control) the counter-only token drawn before it."""
+
+    token: int
+    counter_only: int | None = None
+
+
+def run_round(
+    pair: Pair,
+    guard: ReplicationGuard | None,
+    n: int,
+    acknowledged: list[int],
+    control: Callable[[PrivatePostgres], int] | None = None,
+) -> tuple[Outcome, bool, Promoted]:
     """One partition-then-promote round; returns B's outcome, whether B was still pending after
-    :data:`BLOCKED` seconds of cut-off standby, and C's token. ``acknowledged`` collects every token a
-    client was given."""
+    :data:`BLOCKED` seconds of cut-off standby, and what the new primary issued (``control``, when given,
+    runs on the new primary before C acquires). ``acknowledged`` collects every token a client was given."""
     assert pair.standby is not None
     with node(pair.primary, guard) as old:
         a = old.leases.try_acquire(SESSION, f"a{n}", TTL)
@@ -144,18 +167,19 @@ def run_round(pair: Pair, guard: ReplicationGuard, n: int, acknowledged: list[in
 
         pair.standby.cut_replication()
         thread, b = acquire_in_thread(old, f"b{n}")
-        thread.join(BLOCKED if guard != "off" else 30)  # unguarded, B is acknowledged: wait for it
+        thread.join(BLOCKED if guard == "require" else 30)  # unguarded, B is acknowledged: wait for it
         pending = thread.is_alive()
         if b.lease is not None:
             acknowledged.append(b.lease.fencing_token)
         pair.fail_over()
         thread.join(30)
         assert not thread.is_alive(), "B's acquisition neither returned nor failed after the primary died"
+    counter_only = None if control is None else control(pair.primary)
     with node(pair.primary, guard) as new:
         c = new.leases.try_acquire(SESSION, f"c{n}", TTL)
         assert c is not None, "the lease is free on the new primary (A released it, B's is lost or lapsed)"
         new.leases.release(c)
-    return b, pending, c.fencing_token
+    return b, pending, Promoted(c.fencing_token, counter_only)
 
 
 def test_guard_on_no_token_is_reissued_after_failover(pair_factory: Any, sizes: Any, reliability_counts: Any) -> None:
@@ -163,7 +187,8 @@ def test_guard_on_no_token_is_reissued_after_failover(pair_factory: Any, sizes: 
     acknowledged: list[int] = []
     issued, reissued = 0, 0
     for n in range(rounds(sizes)):
-        b, pending, c = run_round(pair, "require", n, acknowledged)
+        b, pending, promoted = run_round(pair, "require", n, acknowledged)
+        c = promoted.token
         # B was not acknowledged: it waited for the cut-off standby, then lost its primary.
         assert pending, f"round {n}: B's acquisition returned while the synchronous standby was cut off"
         assert b.lease is None
@@ -177,28 +202,58 @@ def test_guard_on_no_token_is_reissued_after_failover(pair_factory: Any, sizes: 
     assert acknowledged == sorted(set(acknowledged))
 
 
+COUNTER_ONLY = f"""
+INSERT INTO {SCHEMA}.conversation_lock_fence AS f (conversation_id, next_token) VALUES (%s, 2)
+ON CONFLICT (conversation_id) DO UPDATE SET next_token = f.next_token + 1
+RETURNING next_token - 1
+"""
+"""The token a counter alone would issue (the reference build's step 1, reference fact sheet §5.3): run in a
+transaction that is rolled back, so it leaves nothing behind."""
+
+
+def counter_only_token(server: PrivatePostgres) -> int:
+    with psycopg.connect(server.dsn) as conn:
+        row = conn.execute(COUNTER_ONLY, [SESSION]).fetchone()
+        conn.rollback()
+    assert row is not None
+    return int(row[0])
+
+
 @pytest.mark.parametrize(
-    "settings",
-    [{}, {"synchronous_standby_names": "*", "synchronous_commit": "local"}],
-    ids=["async-replication", "sync-standby-local-commit"],
+    ("settings", "guard"),
+    [({}, None), ({}, "off"), ({"synchronous_standby_names": "*", "synchronous_commit": "local"}, "off")],
+    ids=["async-replication-default-bundle", "async-replication-guard-off", "sync-standby-local-commit-guard-off"],
 )
-def test_guard_off_the_promoted_replica_reissues_the_token(
-    pair_factory: Any, sizes: Any, reliability_counts: Any, settings: dict[str, str]
+def test_the_clock_floor_keeps_a_promoted_replica_from_reissuing_a_token(
+    pair_factory: Any, sizes: Any, reliability_counts: Any, settings: dict[str, str], guard: ReplicationGuard | None
 ) -> None:
+    """Without a synchronous standby to wait for, B's token is acknowledged and lost in the failover: the
+    counter on the promoted replica is behind it, and a counter-only token there is B's token again (the
+    floor is necessary). The default bundle's token (``max(counter, clock ms x 1024)``) is above every token
+    handed out, in every round."""
     pair = pair_factory(settings)
     acknowledged: list[int] = []
-    total, reissued = rounds(sizes, ci=1), 0
+    total, reissued, reissued_by_counter = rounds(sizes, ci=2 if guard is None else 1), 0, 0
     for n in range(total):
-        b, pending, c = run_round(pair, "off", n, acknowledged)
+        b, pending, c = run_round(pair, guard, n, acknowledged, control=counter_only_token)
         assert not pending
         assert b.error is None
         assert b.lease is not None, "B's acquisition was acknowledged by the old primary"
-        if c <= max(acknowledged):
+        assert c.counter_only is not None
+        if c.counter_only <= b.lease.fencing_token:
+            reissued_by_counter += 1
+        if c.token <= max(acknowledged):
             reissued += 1
-        assert c == b.lease.fencing_token, f"round {n}: C got {c}, B holds {b.lease.fencing_token}"
-        acknowledged.append(c)
-    reliability_counts.add("pg-failover-guard-off", "postgres-sync", messages=2 * total, duplicates=reissued)
-    assert reissued == total
+        acknowledged.append(c.token)
+    case = "default" if guard is None else f"guard-{guard}{'-sync-standby' if settings else ''}"
+    issued = 3 * total  # A, B and C per round
+    reliability_counts.add(f"pg-failover-floor-{case}", "postgres", promotions=total, tokens=issued, reissued=reissued)
+    reliability_counts.add(
+        f"pg-failover-counter-only-{case}", "postgres", promotions=total, tokens=issued, reissued=reissued_by_counter
+    )
+    assert reissued_by_counter == total, f"a counter-only token was above B's in {total - reissued_by_counter} rounds"
+    assert reissued == 0, f"{reissued} reissued tokens; acknowledged: {acknowledged}"
+    assert acknowledged == sorted(set(acknowledged))
 
 
 def test_require_refuses_until_a_synchronous_standby_is_connected(caplog: pytest.LogCaptureFixture) -> None:
@@ -220,7 +275,7 @@ def test_require_refuses_until_a_synchronous_standby_is_connected(caplog: pytest
             with caplog.at_level(logging.INFO):
                 lease = bundle.leases.try_acquire(SESSION, "h-1", TTL)
             assert any("acquisitions wait for a synchronous standby" in r.getMessage() for r in caplog.records)
-            assert lease is not None and lease.fencing_token == 1
+            assert lease is not None and lease.fencing_token >= 1
             report = bundle.replication_report
             assert report is not None and report.guaranteed
             assert (report.synchronous_standby_names, report.standbys, report.synchronous_standbys) == ("*", 1, 1)

@@ -81,7 +81,7 @@ class AsyncMongoSessionBackends(AsyncClosingBundle):
 
         fences = strict(names.fences)
         self.inbox: Final = AsyncMongoSessionInbox(strict(names.inbox), strict(names.quarantine), clock)
-        self.leases: Final = AsyncLeaseStore(AsyncMongoLeaseDriver(strict(names.locks)))
+        self.leases: Final = AsyncLeaseStore(AsyncMongoLeaseDriver(strict(names.locks), fences))
         self.signals: Final = AsyncMongoSessionSignalBus(
             database[names.signals], self.node_id, mode=signal_mode, poll_interval=signal_poll_interval
         )

@@ -7,7 +7,8 @@ token accepted for ``key``; it only ever goes up. Two users, one mechanism:
   accepted for a session's records and log segments: every fenced write calls :func:`advance_fence` first
   (``create=True``): one conditional upsert that matches only while ``highestToken <= token`` and raises the
   field to ``token``; when a higher token is stored the filter misses, the upsert turns into an insert of an
-  existing ``_id`` and fails with a duplicate key: the token is stale.
+  existing ``_id`` and fails with a duplicate key: the token is stale. A lease grant raises it to the new
+  token at once (:func:`raise_fence`), so an older holder's writes are refused before the new one wrote.
 * the LangGraph saver's thread documents (``langgraph_threads``, field ``fencing_token``): a claim of write
   ownership calls :func:`take_next_token` (the fence goes to ``max(fence + 1, floor)``, a token above every
   earlier claim's, so the claim supersedes at once), and every fenced write calls :func:`advance_fence` with
@@ -60,6 +61,18 @@ async def advance_fence(
     if result.matched_count == 0 and result.upserted_id is None:
         return Stale(await highest_token(fences, key, field=field, session=session))
     return None
+
+
+async def raise_fence(
+    fences: AsyncCollection[dict[str, Any]],
+    key: str,
+    token: int,
+    *,
+    field: str = n.F_HIGHEST_TOKEN,
+    session: AsyncClientSession | None = None,
+) -> None:
+    """Raise the fence of ``key`` to ``token`` unless it is higher already (creating it when missing)."""
+    await fences.update_one({n.F_ID: key}, {"$max": {field: Int64(token)}}, upsert=True, session=session)
 
 
 async def take_next_token(

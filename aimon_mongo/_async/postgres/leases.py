@@ -15,6 +15,7 @@ from aimon_mongo.errors import SessionLeaseError
 from aimon_mongo.exported import exported_from
 from aimon_mongo.model import Lease
 from aimon_mongo.postgres import retention
+from aimon_mongo.postgres.fencing import CLOCK_TOKEN
 from aimon_mongo.postgres.replication import SYNC_COMMIT_ON, SyncWaitWatch
 from aimon_mongo.postgres.sqltext import qualify
 from aimon_mongo.services.composed import located
@@ -22,33 +23,49 @@ from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.leases import Granted, Held
 from aimon_mongo.validate import require_limit, require_positive
 
-# One statement (one transaction): when no live lease exists, draw the next token from the fence
-# counter (created at 2 for a new session, so the first token is 1), then take the lock row unless a
-# live lease appeared meanwhile (ON CONFLICT re-checks the latest row version). A held lease draws no
-# token; a lost race burns one, which only leaves a gap. With the replication guard on, /*sync*/ becomes
-# ``AND`` :data:`~aimon_mongo.postgres.replication.SYNC_COMMIT_ON`: the statement's commit then waits for
-# the synchronous standbys, so no acknowledged token can be missing on a promoted one.
+# One statement (one transaction): when no live lease of another holder exists, draw the next token from
+# the fence counter, then take the lock row unless another holder's live lease appeared meanwhile (ON
+# CONFLICT re-checks the latest row version; a live lease of the same holder is replaced: a re-acquisition
+# gets a new token, fencing the holder's older process). The token is max(counter, database clock in ms x
+# 1024) — the counter row holds the next token to issue, so this is Redis's max(counter + 1, TIME ms x
+# 1024): a promoted asynchronous replica that lost the old primary's last increments still issues a token
+# above every one the old primary handed out (docs/guarantees.md, "Failover"). A reference-build node
+# increments the same counter, which stays strictly increasing; the V5 trigger still starts a new row above
+# the swept floor. The granted token raises the session's write fence (``session_fence``, the highest token
+# its records and segments accept) in the same statement, so no fenced write with a lower token passes once
+# the token is handed out. A held lease draws no token; a lost race burns one, which only leaves a gap. The
+# third column says whether the counter row existed (xmax is set on a row the upsert updated). With the
+# replication guard on, /*sync*/ becomes ``AND`` :data:`~aimon_mongo.postgres.replication.SYNC_COMMIT_ON`:
+# the statement's commit then waits for the synchronous standbys, so no acknowledged token can be missing
+# on a promoted one.
 _ACQUIRE = """
 WITH free AS (
     SELECT NOT EXISTS (
-        SELECT 1 FROM {lock} WHERE conversation_id = %(sid)s AND lease_expires_at > now()
+        SELECT 1 FROM {lock}
+        WHERE conversation_id = %(sid)s AND lease_expires_at > now() AND holder_id <> %(holder)s
     ) /*sync*/ AS ok
 ), token AS (
     INSERT INTO {fence} AS f (conversation_id, next_token)
-    SELECT %(sid)s, 2 FROM free WHERE free.ok
-    ON CONFLICT (conversation_id) DO UPDATE SET next_token = f.next_token + 1
-    RETURNING f.next_token - 1 AS value
+    SELECT %(sid)s, GREATEST(2, CLOCK_TOKEN + 1) FROM free WHERE free.ok
+    ON CONFLICT (conversation_id) DO UPDATE SET next_token = GREATEST(f.next_token + 1, EXCLUDED.next_token)
+    RETURNING f.next_token - 1 AS value, f.xmax <> 0 AS existed
+), granted AS (
+    INSERT INTO {lock} AS l (conversation_id, holder_id, fencing_token, acquired_at, lease_expires_at)
+    SELECT %(sid)s, %(holder)s, token.value, now(), now() + %(ttl)s FROM token
+    ON CONFLICT (conversation_id) DO UPDATE
+        SET holder_id = EXCLUDED.holder_id,
+            fencing_token = EXCLUDED.fencing_token,
+            acquired_at = EXCLUDED.acquired_at,
+            lease_expires_at = EXCLUDED.lease_expires_at
+        WHERE l.lease_expires_at <= EXCLUDED.acquired_at OR l.holder_id = EXCLUDED.holder_id
+    RETURNING fencing_token, lease_expires_at
+), fenced AS (
+    INSERT INTO {session_fence} AS s (session_id, highest_token) SELECT %(sid)s, fencing_token FROM granted
+    ON CONFLICT (session_id) DO UPDATE SET highest_token = EXCLUDED.highest_token, updated_at = now()
+    WHERE s.highest_token < EXCLUDED.highest_token
 )
-INSERT INTO {lock} AS l (conversation_id, holder_id, fencing_token, acquired_at, lease_expires_at)
-SELECT %(sid)s, %(holder)s, token.value, now(), now() + %(ttl)s FROM token
-ON CONFLICT (conversation_id) DO UPDATE
-    SET holder_id = EXCLUDED.holder_id,
-        fencing_token = EXCLUDED.fencing_token,
-        acquired_at = EXCLUDED.acquired_at,
-        lease_expires_at = EXCLUDED.lease_expires_at
-    WHERE l.lease_expires_at <= EXCLUDED.acquired_at
-RETURNING fencing_token, lease_expires_at
-"""
+SELECT granted.fencing_token, granted.lease_expires_at, token.existed FROM granted, token
+""".replace("CLOCK_TOKEN", CLOCK_TOKEN)
 _EXTEND = """
 UPDATE {lock} SET lease_expires_at = now() + %s
 WHERE conversation_id = %s AND holder_id = %s AND fencing_token = %s
@@ -98,7 +115,7 @@ class AsyncPostgresLeaseDriver:
             finally:
                 if self._synchronous:
                     conn.remove_notice_handler(watch)
-        return None if row is None else Granted(row[0], row[1], replicated=not watch.cancelled)
+        return None if row is None else Granted(row[0], row[1], replicated=not watch.cancelled, taken_over=row[2])
 
     async def extend(self, lease: Lease, ttl: timedelta) -> bool:
         async with self._pool.connection() as conn:

@@ -82,7 +82,7 @@ class MongoSessionBackends(ClosingBundle):
 
         fences = strict(names.fences)
         self.inbox: Final = MongoSessionInbox(strict(names.inbox), strict(names.quarantine), clock)
-        self.leases: Final = LeaseStore(MongoLeaseDriver(strict(names.locks)))
+        self.leases: Final = LeaseStore(MongoLeaseDriver(strict(names.locks), fences))
         self.signals: Final = MongoSessionSignalBus(
             database[names.signals], self.node_id, mode=signal_mode, poll_interval=signal_poll_interval
         )

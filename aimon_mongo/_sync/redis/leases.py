@@ -1,7 +1,9 @@
 # GENERATED from aimon_mongo/_async/redis/leases.py by scripts/gen_sync.py; do not edit.
 """Lease store on Redis: lock ``<conv>:lock:<id>`` = ``<holder>:<token>`` with PX, and the never-expiring
 fencing counter ``<conv>:lock:fence:<id>`` (reference §4.3). A token is ``max(counter + 1, server TIME ms x 1024)``
-(hybrid: a promoted replica never reissues one; docs/guarantees.md, "Failover").
+(hybrid: a promoted replica never reissues one; docs/guarantees.md, "Failover"). A grant raises the
+session's write fence (``<fences>:{s:<id>}``) to its token in the same script; a holder re-acquiring its
+own live lease gets a new token.
 
 Holder ids may not contain ``:`` (the stamp's separator; the service refuses them, as the reference does),
 declared as ``holder_id_forbidden_chars``. Expiry is Redis's own, set with ``PEXPIREAT`` to the server's ``TIME`` + ttl,
@@ -43,8 +45,9 @@ class RedisLeaseDriver:
         return located(self, self._io.endpoint)
 
     def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
-        reply = self._io.script("lease_acquire", self._pair(session_id), [holder_id, ttl_millis(ttl)])
-        return None if reply is None else Granted(int(reply[0]), from_epoch_millis(reply[1]))
+        keys = [*self._pair(session_id), self._keys.write_fence(session_id)]
+        reply = self._io.script("lease_acquire", keys, [holder_id, ttl_millis(ttl)])
+        return None if reply is None else Granted(int(reply[0]), from_epoch_millis(reply[1]), taken_over=bool(reply[2]))
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:
         args = (_stamp(lease), ttl_millis(ttl), lease.fencing_token)

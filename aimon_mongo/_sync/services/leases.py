@@ -2,12 +2,16 @@
 """The lease store, written once (generated from the ``_async`` source): holder election with fencing
 tokens that strictly increase per session, across release and expiry, over an :class:`LeaseDriver`.
 
-Policy here: the argument checks (ids, the holder characters a store's lock format reserves, a positive
+Policy here: a holder that re-acquires its own live lease gets a new, higher token (the older process of
+the same holder id — a host restarted under the same node id — is fenced, instead of waiting out its
+lease); the argument checks (ids, the holder characters a store's lock format reserves, a positive
 ttl, a :class:`Lease` instance), the error family :class:`SessionLeaseError` and the words of its
 messages, "release is best effort" (a failure is logged at WARN and never raised), an unreadable lock read
 as unheld (logged at WARN), the refusal of a grant the replication guard could not confirm, and the
-:class:`Lease` built from what the driver returns. The driver owns the atomicity: one grant per free lock,
-the token counter that never goes backwards, the holder-and-token CAS of extend and release.
+:class:`Lease` built from what the driver returns. The driver owns the atomicity: one grant per free
+lock (or per lock held by the same holder id), the token counter that never goes backwards, the session's
+write fence raised to the granted token in the same step (so no fenced write with a lower token passes once
+the token is handed out), the holder-and-token CAS of extend and release.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from aimon_mongo.exported import exported_from
 from aimon_mongo.model import Lease
 from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
-from aimon_mongo.services.leases import Granted, Held
+from aimon_mongo.services.leases import TAKEN_OVER, Granted, Held
 from aimon_mongo.telemetry.capabilities import traced
 from aimon_mongo.validate import require_holder, require_id, require_lease, require_positive
 
@@ -41,8 +45,10 @@ class LeaseDriver(Protocol):
     """Characters the store's lock format reserves; holder ids containing one are refused before a call."""
 
     def acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Granted | None:
-        """Grant the lease with the session's next token (higher than every token it ever granted) unless
-        a live lease exists; ``None`` when one does."""
+        """Grant the lease with the session's next token (higher than every token it ever granted, and at
+        least the store clock's ms x 1024) unless a live lease of another holder exists (``None`` then); a
+        live lease of ``holder_id`` itself is replaced. The session's write fence (the highest token its
+        records and segments accept) is raised to the granted token in the same atomic step."""
         ...
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:
@@ -82,8 +88,11 @@ class LeaseStore:
         return self._driver
 
     def try_acquire(self, session_id: str, holder_id: str, ttl: timedelta) -> Lease | None:
-        """Take the lease if nobody holds a live one (the same holder gets no special treatment); ``None``
-        when it is held. ``ttl`` must be positive. A grant the replication guard could not confirm raises
+        """Take the lease if nobody else holds a live one; ``None`` when another holder does. A holder that
+        already holds the live lease gets a new, higher token (its older lease, e.g. of a process restarted
+        under the same holder id, is superseded: its ``extend`` fails). Once a token is returned, every
+        fenced write (records, segments) with a lower token is refused, even before the new holder wrote.
+        ``ttl`` must be positive. A grant the replication guard could not confirm raises
         :class:`SessionLeaseError` instead of handing out a token no standby may hold."""
         sid = require_id(session_id, "session_id")
         holder = require_holder(holder_id, "holder_id", self.holder_id_forbidden_chars, "its lock format reserves them")
@@ -98,6 +107,7 @@ class LeaseStore:
                 "synchronous standby was cancelled: the token is not handed out (the lease lapses after its ttl)"
             )
         token, expires = granted.fencing_token, granted.expires_at
+        TAKEN_OVER.set(granted.taken_over)
         return Lease(session_id=sid, holder_id=holder, fencing_token=token, expires_at=expires)
 
     def extend(self, lease: Lease, ttl: timedelta) -> bool:

@@ -69,7 +69,7 @@ def test_as_configured_keeps_the_database_concern_and_warns(
     with caplog.at_level(logging.WARNING, logger="aimon_mongo.mongo.durability"):
         bundle = MongoSessionBackends(client[mongo_db_name], "node-w", durability="as_configured")
     [warning] = caplog.records
-    assert "node-w" in warning.getMessage() and "fencing token reissued" in warning.getMessage()
+    assert "node-w" in warning.getMessage() and "fencing tokens keep their clock floor" in warning.getMessage()
     assert "{'w': 1}" in warning.getMessage()
     bundle.inbox.deliver(message("s-warm"))
     with log.recording() as seen:

@@ -68,12 +68,14 @@ def test_inbox(count: Counter) -> None:
 def test_leases(count: Counter) -> None:
     leases = count.bundle.leases
     held: list[Any] = []
-    assert count(lambda: held.append(leases.try_acquire("s-2", "a", TTL))) == 2  # steal misses, cold start
+    # steal misses, cold start, write fence raised
+    assert count(lambda: held.append(leases.try_acquire("s-2", "a", TTL))) == 3
     assert count(lambda: leases.try_acquire("s-2", "b", TTL)) == 2  # steal misses, cold start refused
     assert count(lambda: leases.extend(held[0], TTL)) == 1
     assert count(lambda: leases.find_holder("s-2")) == 1
     assert count(lambda: leases.release(held[0])) == 1
-    assert count(lambda: leases.try_acquire("s-2", "b", TTL)) == 1  # steal of an expired lease
+    assert count(lambda: leases.try_acquire("s-2", "b", TTL)) == 2  # steal of an expired lease, fence raised
+    assert count(lambda: leases.try_acquire("s-2", "b", TTL)) == 2  # the holder re-acquires: steal, fence
 
 
 def test_fenced_records_and_segments(count: Counter) -> None:
