@@ -28,7 +28,7 @@ def check_view(data: ConsoleData, session: str, holder: str, token: int, twice: 
     listed = {row["session_id"]: row for row in client.get("/api/sessions").json()["items"]}
     assert listed[session]["claimed"] == len(twice) + 1
     listing = client.get("/sessions").text
-    assert "<th class=\"n\">claimed</th>" in listing and f'#claimed">{len(twice) + 1}</a>' in listing
+    assert '<th class="n">claimed</th>' in listing and f'#claimed">{len(twice) + 1}</a>' in listing
     html = client.get("/session", params={"id": session}).text
     assert 'id="claimed"' in html and once in html and f"{len(twice) + 1} entries" in html
     nobody = client.get("/api/session", params={"id": "c-none"}).json()
