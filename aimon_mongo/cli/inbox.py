@@ -2,8 +2,10 @@
 every backend (MongoDB, Redis, PostgreSQL), read through :mod:`aimon_mongo.inspect`.
 
 ``inbox peek`` reads a session's waiting entries without consuming them; ``inbox stats`` counts entries
-per session and priority (plus the quarantined ones per session). ``quarantine`` lists, shows, replays
-and deletes the raw stored forms of entries that could not be decoded (see ``docs/operations.md``).
+per session and priority (plus the quarantined and the claimed ones per session); ``inbox claims`` lists
+per session its lease holder and the entries claimed and not yet acknowledged, with their attempts.
+``quarantine`` lists, shows, replays and deletes the raw stored forms of entries that could not be
+decoded (see ``docs/operations.md``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from aimon_mongo.cli._errors import CommandFailed
 from aimon_mongo.cli._output import JsonFlag, cell, clip, print_table, table, when
 from aimon_mongo.codec.inbound import to_json_envelope
 from aimon_mongo.errors import CodecError
-from aimon_mongo.inspect import PRIORITY_NAMES, InboxStats
+from aimon_mongo.inspect import PRIORITY_NAMES, ClaimedEntry, InboxStats, LeaseState
 from aimon_mongo.model import InboundMessage
 from aimon_mongo.model.record import QuarantinedEntry
 
@@ -69,7 +71,8 @@ def peek(ctx: typer.Context, session_id: SessionArg, limit: Limit = 64, as_json:
 
 
 def inbox_stats(cli: _context.CliContext, session_id: str | None) -> list[InboxStats]:
-    """Per session: entries per priority, total, oldest delivery, quarantined entries (sorted by session)."""
+    """Per session: entries per priority, total, oldest delivery, quarantined and claimed entries (sorted by
+    session)."""
     return cli.inspector().inbox_stats(None if session_id is None else [session_id])
 
 
@@ -79,13 +82,13 @@ def stats(
     session_id: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Waiting entries per session and priority, the oldest delivery, and quarantined entries."""
+    """Waiting entries per session and priority, the oldest delivery, quarantined and claimed entries."""
     cli = _context.of(ctx)
     rows = inbox_stats(cli, session_id)
     if as_json:
         cli.emit_json(rows)
         return
-    numbers = (*PRIORITY_NAMES.values(), "total", "quarantined")
+    numbers = (*PRIORITY_NAMES.values(), "total", "quarantined", "claimed")
     listing = table("session", *numbers, "oldest", right=numbers)
     for entry in rows:
         listing.add_row(
@@ -94,6 +97,58 @@ def stats(
             cell(when(entry["oldest"])),
         )
     print_table(cli.console, listing, "no waiting or quarantined entries")
+
+
+def claims_by_session(cli: _context.CliContext, session_id: str | None) -> list[dict[str, Any]]:
+    """Per session with claimed entries (or the one asked for): its lease (holder, token, state) and its
+    claimed, not yet acknowledged entries with their claim token and attempts; sorted by session."""
+    inspector = cli.inspector()
+    scope = None if session_id is None else [session_id]
+    claimed = inspector.claimed_entries(scope)
+    sessions = sorted({entry["session_id"] for entry in claimed} | set(scope or ()))
+    leases = {row["session_id"]: row for row in inspector.lease_states(sessions)} if sessions else {}
+    return [
+        {"session_id": sid, "lease": leases.get(sid), "claimed": [e for e in claimed if e["session_id"] == sid]}
+        for sid in sessions
+    ]
+
+
+def _holder(lease: LeaseState | None) -> str:
+    return "" if lease is None or lease["holder_id"] is None else f"{lease['holder_id']} ({lease['state']})"
+
+
+def _claim_json(entry: ClaimedEntry) -> dict[str, Any]:
+    return {key: value for key, value in entry.items() if key != "session_id"}
+
+
+@inbox_app.command("claims")
+def claims(
+    ctx: typer.Context,
+    session_id: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Claimed, not yet acknowledged entries per session: the session's holder, each entry's claim token,
+    attempts (hand-outs so far) and claim time (server time; not kept on Redis)."""
+    cli = _context.of(ctx)
+    rows = claims_by_session(cli, session_id)
+    if as_json:
+        cli.emit_json([{**row, "claimed": [_claim_json(e) for e in row["claimed"]]} for row in rows])
+        return
+    listing = table(
+        "session", "holder", "entry id", "claim token", "attempts", "claimed", right=("claim token", "attempts")
+    )
+    for row in rows:
+        holder = _holder(row["lease"])
+        for entry in row["claimed"]:
+            listing.add_row(
+                cell(row["session_id"], "bold"),
+                cell(holder),
+                cell(entry["entry_id"]),
+                cell(entry["claim_token"]),
+                cell(entry["attempts"], "red" if entry["attempts"] > 1 else None),
+                cell(when(entry["claimed_at"])),
+            )
+    print_table(cli.console, listing, "no claimed entries")
 
 
 def _entry_json(entry: QuarantinedEntry) -> dict[str, Any]:

@@ -19,8 +19,18 @@ class LeaseView(BaseModel):
     expires_at: datetime | None
 
 
+class ClaimedView(BaseModel):
+    """An entry claimed by the session's holder and not acknowledged yet: the claim's fencing token, how
+    many claims handed it out, when the last one did (server time; ``None`` on Redis, which does not keep it)."""
+
+    entry_id: str
+    claim_token: int
+    attempts: int
+    claimed_at: datetime | None
+
+
 class SessionView(BaseModel):
-    """Waiting entries of a session per priority, its quarantined entries and its lease."""
+    """Waiting entries of a session per priority, its quarantined and claimed entries and its lease."""
 
     session_id: str
     NOW: int
@@ -30,6 +40,7 @@ class SessionView(BaseModel):
     total: int
     oldest: datetime | None
     quarantined: int
+    claimed: int
     lease: LeaseView | None
 
 
@@ -49,6 +60,7 @@ class WaitingEntry(BaseModel):
 
 
 class SessionDetail(SessionView):
+    claimed_entries: list[ClaimedView]
     waiting: list[WaitingEntry]
     unreadable: list[str]
 

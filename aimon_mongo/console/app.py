@@ -505,7 +505,8 @@ def create_app(data: ConsoleData, settings: ConsoleSettings | None = None) -> Fa
 
     @app.get("/api/session", response_model=api.SessionDetail, tags=["sessions"])
     def api_session(id: str) -> api.SessionDetail:
-        """One session: inbox depth per priority, lease, and its next 100 waiting entries."""
+        """One session: inbox depth per priority, lease, its claimed entries (holder's claim token, attempts)
+        and its next 100 waiting entries."""
         row: dict[str, Any] = dict(data.session(require_id(id, "id")))
         batch = row.pop("waiting")
         waiting = [

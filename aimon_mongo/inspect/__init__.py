@@ -1,11 +1,11 @@
 """Read-only operator views over any session backend: the console and the ``aimon-mongo`` command read here.
 
-:class:`Inspector` is the one service (waiting entries per session and priority, a page of sessions,
-peek, lease holders on the server's clock, quarantine pages, task pages); a driver per backend answers
-the store's questions (:mod:`.mongo`, :mod:`.redis`, :mod:`.postgres`), and every front end gets the same
-result types (:class:`InboxStats`, :class:`LeaseState`, :class:`SessionRow`, ``QuarantinedEntry``,
-``BackgroundTask``). :func:`inspector_for` builds the inspector of a sync bundle; the in-memory backend
-has none (its state lives in one process: read it through its stores).
+:class:`Inspector` is the one service (waiting entries per session and priority, a page of sessions, peek,
+claimed entries with their attempts, lease holders on the server's clock, quarantine pages, task pages); a
+driver per backend answers the store's questions (:mod:`.mongo`, :mod:`.redis`, :mod:`.postgres`), and every
+front end gets the same result types (:class:`InboxStats`, :class:`LeaseState`, :class:`SessionRow`,
+``QuarantinedEntry``, ``BackgroundTask``). :func:`inspector_for` builds the inspector of a sync bundle; the
+in-memory backend has none (its state lives in one process: read it through its stores).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 from aimon_mongo.errors import InvalidArgumentError
 from aimon_mongo.inspect.service import (
     PRIORITY_NAMES,
+    ClaimedEntry,
     InboxStats,
     InspectionDriver,
     Inspector,
@@ -26,6 +27,7 @@ from aimon_mongo.inspect.service import (
 
 __all__ = [
     "PRIORITY_NAMES",
+    "ClaimedEntry",
     "InboxStats",
     "InspectionDriver",
     "Inspector",

@@ -18,7 +18,7 @@ from pymongo.synchronous.database import Database
 
 from aimon_mongo import names as n
 from aimon_mongo.codec.task import task_from_mongo
-from aimon_mongo.inspect.service import LeaseState, Waiting
+from aimon_mongo.inspect.service import ClaimedEntry, LeaseState, Waiting
 from aimon_mongo.model import BackgroundTask, TaskQuery
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.mongo.collections import MongoCollectionNames
@@ -71,6 +71,20 @@ class MongoInspectionDriver:
         )
         for group in groups:
             yield str(group["_id"]), group["count"]
+
+    def claimed(self, sessions: Sequence[str] | None) -> Iterator[ClaimedEntry]:
+        query: Doc = {n.F_CLAIM_TOKEN: {"$exists": True}}
+        if sessions is not None:
+            query[n.F_CONVERSATION_ID] = {"$in": list(sessions)}
+        fields = {n.F_CONVERSATION_ID: 1, n.F_CLAIM_TOKEN: 1, n.F_CLAIM_ATTEMPTS: 1, n.F_CLAIMED_AT: 1}
+        for doc in self.database[self.names.inbox].find(query, fields):
+            yield ClaimedEntry(
+                session_id=str(doc.get(n.F_CONVERSATION_ID)),
+                entry_id=str(doc[n.F_ID]),
+                claim_token=int(doc[n.F_CLAIM_TOKEN]),
+                attempts=int(doc.get(n.F_CLAIM_ATTEMPTS) or 0),
+                claimed_at=doc.get(n.F_CLAIMED_AT),
+            )
 
     def leases(self, sessions: Sequence[str] | None) -> list[LeaseState]:
         locks = self.database[self.names.locks]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from aimon_mongo import names as n
 from aimon_mongo.errors import AimonStorageError
-from aimon_mongo.inspect.service import LeaseState, Waiting, listed_page
+from aimon_mongo.inspect.service import ClaimedEntry, LeaseState, Waiting, listed_page
 from aimon_mongo.model import BackgroundTask, TaskQuery
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.postgres.rows import quarantine_row_id
@@ -34,6 +34,11 @@ SELECT s FROM (
 """
 _SCOPE = " WHERE conversation_id = ANY(%(sessions)s)"
 _WAITING = "SELECT conversation_id, priority, count(*), min(delivered_at) FROM {inbox}{scope} GROUP BY 1, 2"
+_CLAIMED = (
+    "SELECT conversation_id, id::text, claim_token, claim_attempts, claimed_at FROM {inbox}"
+    " WHERE claim_token IS NOT NULL{scope}"
+)
+_CLAIM_SCOPE = " AND conversation_id = ANY(%(sessions)s)"
 _QUARANTINED = "SELECT conversation_id, count(*) FROM {quarantine}{scope} GROUP BY 1"
 _LEASES = """
 SELECT COALESCE(l.conversation_id, f.conversation_id) AS sid, l.holder_id,
@@ -60,6 +65,7 @@ class PostgresInspectionDriver:
         self._sessions = qualify(_SESSIONS, schema)
         self._waiting = {s: qualify(_WAITING.replace("{scope}", s), schema) for s in ("", _SCOPE)}
         self._quarantined = {s: qualify(_QUARANTINED.replace("{scope}", s), schema) for s in ("", _SCOPE)}
+        self._claimed = {s: qualify(_CLAIMED.replace("{scope}", s), schema) for s in ("", _CLAIM_SCOPE)}
         self._leases = {s: qualify(_LEASES.replace("{scope}", s), schema) for s in ("", _LEASE_SCOPE)}
         page = _Q_PAGE.replace("{{session}}", "{session}")
         self._q_page = {
@@ -88,6 +94,13 @@ class PostgresInspectionDriver:
         query = self._quarantined["" if sessions is None else _SCOPE]
         for sid, count in self._rows(query, {"sessions": list(sessions or ())}):
             yield sid, int(count)
+
+    def claimed(self, sessions: Sequence[str] | None) -> Iterator[ClaimedEntry]:
+        query = self._claimed["" if sessions is None else _CLAIM_SCOPE]
+        for sid, entry_id, token, attempts, at in self._rows(query, {"sessions": list(sessions or ())}):
+            yield ClaimedEntry(
+                session_id=sid, entry_id=entry_id, claim_token=int(token), attempts=int(attempts), claimed_at=at
+            )
 
     def leases(self, sessions: Sequence[str] | None) -> list[LeaseState]:
         query = self._leases["" if sessions is None else _LEASE_SCOPE]

@@ -4,7 +4,10 @@ Redis keeps no index by session, so listing sessions scans the inbox keys and th
 page (``O(keys)``; the figures are then read for the page's sessions only, one pipeline each). The
 oldest delivery of a tier is its first stream entry's id (the server's clock when it was appended). A
 lease key expires with its lease, so a lease is ``held`` or, once only its fencing counter is left,
-``released`` (there is no ``expired`` record, and the acquisition time is not kept). Quarantine pages
+``released`` (there is no ``expired`` record, and the acquisition time is not kept). Claimed entries come
+from each session's claims hash (``<tier>:<stream id>`` -> ``<token>:<attempts>``), those whose stream
+entry is still stored (a collect may have removed it; the field lingers until the streams are empty); the
+claim time is not kept. Quarantine pages
 and task pages read through the bundle's stores (their own order), sliced here.
 """
 
@@ -16,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from aimon_mongo.codec.instant import from_epoch_millis
 from aimon_mongo.errors import AimonStorageError
-from aimon_mongo.inspect.service import LeaseState, Waiting, listed_page, page_after
+from aimon_mongo.inspect.service import ClaimedEntry, LeaseState, Waiting, listed_page, page_after
 from aimon_mongo.model import BackgroundTask, Priority, TaskQuery
 from aimon_mongo.model.record import QuarantinedEntry
 
@@ -89,6 +92,30 @@ class RedisInspectionDriver:
                 self._io.queue(pipe, "XLEN", self._keys.quarantine(sid))
             counts = pipe.execute() if scope else []
         yield from ((sid, int(count)) for sid, count in zip(scope, counts, strict=True) if int(count))
+
+    def claimed(self, sessions: Sequence[str] | None) -> Iterator[ClaimedEntry]:
+        with self._io.guard(AimonStorageError, "claimed entries"):
+            scope = sorted(self._inbox_sessions()) if sessions is None else list(sessions)
+            pipe = self._io.pipeline()
+            for sid in scope:
+                self._io.queue(pipe, "HGETALL", self._keys.claims(sid))
+            hashes = pipe.execute() if scope else []
+            found: list[tuple[str, str, int, int]] = []
+            pipe = self._io.pipeline()
+            for sid, fields in zip(scope, hashes, strict=True):
+                for field, value in sorted((fields or {}).items()):
+                    tier, _, stream_id = field.decode("utf-8", "replace").partition(":")
+                    token, _, attempts = value.decode("utf-8", "replace").partition(":")
+                    if tier not in Priority.__members__ or not token.isdigit() or not attempts.isdigit():
+                        continue  # not a field the claim script writes
+                    found.append((sid, stream_id, int(token), int(attempts)))
+                    self._io.queue(pipe, "XRANGE", self._keys.inbox_stream(sid, Priority[tier]), stream_id, stream_id)
+            stored = pipe.execute() if found else []
+        for (sid, stream_id, token, attempts), entries in zip(found, stored, strict=True):
+            if entries:
+                yield ClaimedEntry(
+                    session_id=sid, entry_id=stream_id, claim_token=token, attempts=attempts, claimed_at=None
+                )
 
     def leases(self, sessions: Sequence[str] | None) -> list[LeaseState]:
         with self._io.guard(AimonStorageError, "lease listing"):

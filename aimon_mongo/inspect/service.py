@@ -52,6 +52,20 @@ class InboxStats(TypedDict):
     total: int
     oldest: datetime | None
     quarantined: int
+    claimed: int
+
+
+class ClaimedEntry(TypedDict):
+    """A stored entry a holder claimed (acknowledged delivery) and has not acknowledged yet: its session,
+    its entry id, the fencing token of the claim that last handed it out, how many claims handed it out
+    (``attempts``) and when the last one did (server time; ``None`` where the store does not keep it:
+    Redis). No payload: an operator reads the entry through ``peek``."""
+
+    session_id: str
+    entry_id: str
+    claim_token: int
+    attempts: int
+    claimed_at: datetime | None
 
 
 class SessionRow(InboxStats):
@@ -61,8 +75,10 @@ class SessionRow(InboxStats):
 
 
 class SessionDetail(SessionRow):
-    """One session: its row and the first waiting entries in collect order."""
+    """One session: its row, its claimed entries (oldest claim first) and the first waiting entries in
+    collect order (claimed entries are still stored, so they are among them)."""
 
+    claimed_entries: list[ClaimedEntry]
     waiting: CollectedBatch
 
 
@@ -92,6 +108,10 @@ class InspectionDriver(Protocol):
 
     def quarantined(self, sessions: Sequence[str] | None) -> Iterable[tuple[str, int]]:
         """``(session id, quarantined entries)`` of ``sessions`` (or every session with any)."""
+        ...
+
+    def claimed(self, sessions: Sequence[str] | None) -> Iterable[ClaimedEntry]:
+        """The claimed, not yet acknowledged entries of ``sessions`` (or of every session)."""
         ...
 
     def leases(self, sessions: Sequence[str] | None) -> list[LeaseState]:
@@ -124,7 +144,9 @@ class _Peek(Protocol):
 
 def empty_stats(session_id: str) -> InboxStats:
     """The figures of a session with nothing waiting and nothing quarantined."""
-    return InboxStats(session_id=session_id, NOW=0, NEXT=0, LATER=0, other=0, total=0, oldest=None, quarantined=0)
+    return InboxStats(
+        session_id=session_id, NOW=0, NEXT=0, LATER=0, other=0, total=0, oldest=None, quarantined=0, claimed=0
+    )
 
 
 class Inspector:
@@ -146,7 +168,8 @@ class Inspector:
 
     def inbox_stats(self, sessions: Sequence[str] | None = None) -> list[InboxStats]:
         """Per session (of ``sessions``, or all): entries per priority, total, oldest delivery, quarantined
-        entries; sorted by session id. Only sessions with a waiting or quarantined entry appear."""
+        entries, claimed entries (counted in ``total`` too: they stay stored until acknowledged); sorted by
+        session id. Only sessions with a waiting or quarantined entry appear."""
         scope = _scope(sessions)
         rows: dict[str, InboxStats] = {}
 
@@ -164,7 +187,15 @@ class Inspector:
         for session, count in self.driver.quarantined(scope):
             if count:
                 row(session)["quarantined"] += count
+        for claimed in self.driver.claimed(scope):
+            row(claimed["session_id"])["claimed"] += 1
         return [rows[key] for key in sorted(rows)]
+
+    def claimed_entries(self, sessions: Sequence[str] | None = None) -> list[ClaimedEntry]:
+        """The claimed, not yet acknowledged entries (of ``sessions``, or all): by session, then oldest
+        claim first (then entry id). Their holder is the session's lease holder (:meth:`lease_states`)."""
+        found = list(self.driver.claimed(_scope(sessions)))
+        return sorted(found, key=_claim_order)
 
     def lease_states(self, sessions: Sequence[str] | None = None) -> list[LeaseState]:
         """The lease records (of ``sessions``, or all) sorted by session id, each with its state on the
@@ -195,7 +226,12 @@ class Inspector:
         sid = require_id(session_id, "session_id")
         stats = self.inbox_stats([sid])
         row = stats[0] if stats else empty_stats(sid)
-        return SessionDetail(**row, lease=self.lease_state(sid), waiting=self.peek(sid, waiting))
+        return SessionDetail(
+            **row,
+            lease=self.lease_state(sid),
+            claimed_entries=self.claimed_entries([sid]),
+            waiting=self.peek(sid, waiting),
+        )
 
     def peek(self, session_id: str, limit: int = 64) -> CollectedBatch:
         """A session's waiting entries in collect order, without consuming them (the bundle's inbox)."""
@@ -245,6 +281,11 @@ def listed_page(tasks: Sequence[BackgroundTask], offset: int, limit: int) -> tup
     """``limit`` tasks from ``offset`` of ``tasks`` ordered by task id, and whether more follow."""
     ordered = sorted(tasks, key=lambda task: task.task_id)
     return ordered[offset : offset + limit], len(ordered) > offset + limit
+
+
+def _claim_order(entry: ClaimedEntry) -> tuple[str, float, str]:
+    at = entry["claimed_at"]
+    return entry["session_id"], (at.timestamp() if at is not None else 0.0), entry["entry_id"].rjust(40, "0")
 
 
 def _scope(sessions: Sequence[str] | None) -> list[str] | None:

@@ -111,7 +111,7 @@ def test_every_benchmark_declares_cases_and_the_page_shows_each_one() -> None:
     expected = expected_cases()
     assert list(expected) == [
         "codec", "MongoDB session", "Redis session", "PostgreSQL session", "PostgreSQL failover guard", "VFS",
-        "snapshots", "langgraph", "deepagents backend", "PostgreSQL at scale",
+        "snapshots", "langgraph", "deepagents backend", "PostgreSQL at scale", "Session host",
     ]  # fmt: skip
     assert all(expected.values())
     results = fake_results(expected)

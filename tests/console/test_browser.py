@@ -90,6 +90,7 @@ def test_session_quarantine_replay_snapshot_file_preview(
     assert "node-b · token" in text(driver, "#lease") and "expires" in text(driver, "#lease")
     waiting = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#waiting tbody tr")]
     assert [r.split()[1] for r in waiting] == ["NOW", "NEXT", "LATER"]
+    assert text(driver, "#claimed-count") == "0 entries" and "no claimed entries" in text(driver, "#claimed")
     snap(driver, shots, "session")
 
     driver.find_element(By.ID, "quarantine-link").click()
@@ -149,6 +150,28 @@ def test_session_quarantine_replay_snapshot_file_preview(
     driver.get(f"{served}/tasks?state=RUNNING")
     assert "COMPLETED" not in text(driver, "#tasks")
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []  # no script error, no CSP violation
+
+
+def test_session_page_shows_claimed_entries_and_their_attempts(
+    browser: WebDriver, served: str, seeded: Seeded, mongo_client: MongoClient[Any], shots: Path
+) -> None:
+    node = MongoSessionBackends(mongo_client[seeded.db_name], "node-b")
+    try:
+        first = node.inbox.claim(demo.SESSION_ID, seeded.lease_token)
+        again = node.inbox.claim(demo.SESSION_ID, seeded.lease_token)  # handed out again: attempt 2
+    finally:
+        node.close()
+    assert len(first.messages) == 3 and set(again.attempts.values()) == {2}
+    driver = browser
+    driver.get(f"{served}/sessions")
+    assert wait_for(driver, "#sessions tbody tr").text.startswith(f"{demo.SESSION_ID} 1 1 1 3 1 3 ")
+    driver.find_element(By.LINK_TEXT, "3").click()
+    assert text(driver, "#claimed-count") == "3 entries"
+    rows = [r.text.split() for r in driver.find_elements(By.CSS_SELECTOR, "#claimed tbody tr")]
+    assert sorted(r[0] for r in rows) == sorted(m.id or "" for m in first.messages)
+    assert {(r[1], r[2], r[3]) for r in rows} == {("node-b", str(seeded.lease_token), "2")}
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#claimed tbody tr.bad")) == 3  # attempts above 1 stand out
+    snap(driver, shots, "session-claimed")
 
 
 def test_signal_tail_shows_signals_as_they_are_published(
