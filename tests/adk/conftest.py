@@ -28,21 +28,25 @@ class Opened:
         self.options = options
 
 
-@pytest.fixture(params=["memory", "mongo", "redis", "postgres"])
-def session_store(request: pytest.FixtureRequest) -> Iterator[Opened]:
-    kind = str(request.param)
+def session_store_of(kind: str, request: pytest.FixtureRequest) -> Opened:
+    """The test's session store of family ``kind`` (its own database, key prefix or schema)."""
     if kind == "memory":
-        yield Opened(kind, f"memory://sessions-{uuid.uuid4().hex}", {})
-    elif kind == "mongo":
+        return Opened(kind, f"memory://sessions-{uuid.uuid4().hex}", {})
+    if kind == "mongo":
         uri = request.getfixturevalue("mongo_uri")
         database = request.getfixturevalue("mongo_db_name")
-        yield Opened(kind, with_database(uri, database), {"ensure_schema": True})
-    elif kind == "redis":
-        url = request.getfixturevalue("redis_url")
-        yield Opened(kind, url, {"key_prefixes": request.getfixturevalue("redis_prefixes")})
-    else:
-        dsn = request.getfixturevalue("postgres_dsn")
-        yield Opened(kind, dsn, {"schema": request.getfixturevalue("pg_schema")})
+        return Opened(kind, with_database(uri, database), {"ensure_schema": True})
+    if kind == "redis":
+        prefixes = request.getfixturevalue("redis_prefixes")
+        as_json = {role: getattr(prefixes, role) for role in prefixes.roles()}
+        return Opened(kind, request.getfixturevalue("redis_url"), {"key_prefixes": as_json})
+    dsn = request.getfixturevalue("postgres_dsn")
+    return Opened(kind, dsn, {"schema": request.getfixturevalue("pg_schema")})
+
+
+@pytest.fixture(params=["memory", "mongo", "redis", "postgres"])
+def session_store(request: pytest.FixtureRequest) -> Opened:
+    return session_store_of(str(request.param), request)
 
 
 @pytest.fixture

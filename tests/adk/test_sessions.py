@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from google.adk.errors._stale_session_error import StaleSessionError
@@ -15,6 +16,7 @@ from google.adk.sessions.base_session_service import GetSessionConfig
 from google.genai import types
 
 from aimon_mongo.adk import AimonSessionService
+from aimon_mongo.errors import StaleFencingTokenError
 
 Open = Callable[..., AimonSessionService]
 APP = "weather-app"
@@ -178,3 +180,60 @@ async def test_a_writer_whose_lease_was_taken_over_is_refused(open_sessions: Ope
     await a.backends.leases.release(newer)
     await a.append_event(copy, event("after"))  # type: ignore[arg-type]
     assert texts((await a.get_session(app_name=APP, user_id="ann", session_id="s")).events) == ["after"]  # type: ignore[union-attr]
+
+
+class _PausedLoads:
+    """The record store of a bundle whose next ``load`` waits for ``go`` after reading (a writer that
+    stalls in the middle of an append, after it checked the session's revision)."""
+
+    def __init__(self, records: Any) -> None:
+        self._records = records
+        self.loaded = asyncio.Event()
+        self.go = asyncio.Event()
+        self.armed = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._records, name)
+
+    async def load(self, session_id: str) -> Any:
+        found = await self._records.load(session_id)
+        if self.armed:
+            self.armed = False
+            self.loaded.set()
+            await self.go.wait()
+        return found
+
+
+class _Bundle:
+    def __init__(self, inner: Any, records: Any) -> None:
+        self._inner, self.records = inner, records
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+async def test_a_writer_that_stalled_past_its_lease_meets_the_fence_as_stale_session_error() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from aimon_mongo.memory import AsyncMemorySessionBackends
+    from aimon_mongo.memory.storage import MemoryStorage
+
+    now = [datetime(2026, 12, 1, tzinfo=UTC)]
+    storage = MemoryStorage(lambda: now[0])
+    paused = _PausedLoads(AsyncMemorySessionBackends("node-a", storage=storage).records)
+    a = AimonSessionService(_Bundle(AsyncMemorySessionBackends("node-a", storage=storage), paused), write_lease_ttl=timedelta(seconds=5))  # type: ignore[arg-type]
+    b = AimonSessionService(AsyncMemorySessionBackends("node-b", storage=storage), write_lease_ttl=timedelta(seconds=5))
+    await a.create_session(app_name=APP, user_id="ann", session_id="s")
+    copy_a = await a.get_session(app_name=APP, user_id="ann", session_id="s")
+    copy_b = await b.get_session(app_name=APP, user_id="ann", session_id="s")
+    paused.armed = True
+    stalled = asyncio.create_task(a.append_event(copy_a, event("from the stalled writer")))  # type: ignore[arg-type]
+    await paused.loaded.wait()  # a holds the lease and has read revision 0
+    now[0] += timedelta(seconds=6)  # a's lease lapses
+    await b.append_event(copy_b, event("from b"))  # type: ignore[arg-type]
+    paused.go.set()
+    with pytest.raises(StaleSessionError) as refused:
+        await stalled
+    assert isinstance(refused.value.__cause__, StaleFencingTokenError)  # refused by the store's fence
+    stored = await b.get_session(app_name=APP, user_id="ann", session_id="s")
+    assert stored is not None and texts(stored.events) == ["from b"]

@@ -1,0 +1,60 @@
+"""``from_url`` for both services and the ``aimon+…`` schemes in ADK's service registry (what ``adk web`` and
+``adk api_server`` resolve ``--session_service_uri`` / ``--artifact_service_uri`` through)."""
+
+from __future__ import annotations
+
+import pytest
+from google.adk.cli.service_registry import ServiceRegistry, get_service_registry
+from google.genai import types
+
+from aimon_mongo.adk import AimonArtifactService, AimonSessionService, register_services
+from aimon_mongo.errors import InvalidArgumentError
+from tests.adk.conftest import with_database
+
+
+async def test_the_session_url_names_the_database_and_database_overrides_it(mongo_uri: str, mongo_db_name: str) -> None:
+    from_path = AimonSessionService.from_url(with_database(mongo_uri, mongo_db_name), ensure_schema=True)
+    overridden = AimonSessionService.from_url(with_database(mongo_uri, "ignored"), database=mongo_db_name)
+    try:
+        await from_path.create_session(app_name="app", user_id="ann", session_id="s")
+        assert await overridden.get_session(app_name="app", user_id="ann", session_id="s") is not None
+        assert from_path.backends.database.name == mongo_db_name  # type: ignore[attr-defined]
+    finally:
+        await from_path.close()
+        await overridden.close()
+
+
+async def test_memory_urls_share_one_store_per_url() -> None:
+    one, two = AimonSessionService.from_url("memory://url-test"), AimonSessionService.from_url("memory://url-test")
+    elsewhere = AimonSessionService.from_url("memory://url-test-other")
+    await one.create_session(app_name="app", user_id="ann", session_id="s")
+    assert await two.get_session(app_name="app", user_id="ann", session_id="s") is not None
+    assert await elsewhere.get_session(app_name="app", user_id="ann", session_id="s") is None
+
+
+@pytest.mark.parametrize("url", ["sqlite:///x.db", "gs://bucket", "no-scheme"])
+def test_an_unknown_scheme_is_refused_naming_it(url: str) -> None:
+    with pytest.raises(InvalidArgumentError, match="scheme|not a URL"):
+        AimonSessionService.from_url(url)
+    with pytest.raises(InvalidArgumentError, match="scheme|not a URL"):
+        AimonArtifactService.from_url(url)
+
+
+def test_a_password_never_reaches_the_message() -> None:
+    with pytest.raises(InvalidArgumentError) as refused:
+        AimonSessionService.from_url("sqlite://me:s3cret@host/db")
+    assert "s3cret" not in str(refused.value)
+
+
+async def test_the_aimon_schemes_resolve_through_adks_registry(tmp_path: object) -> None:
+    registry = ServiceRegistry()
+    register_services(registry)
+    sessions = registry.create_session_service("aimon+memory://registry-test", agents_dir="/agents")
+    artifacts = registry.create_artifact_service(f"aimon+file://{tmp_path}/a", agents_dir="/agents")
+    assert isinstance(sessions, AimonSessionService) and isinstance(artifacts, AimonArtifactService)
+    await sessions.create_session(app_name="app", user_id="ann", session_id="s")
+    assert await AimonSessionService.from_url("memory://registry-test").get_session(app_name="app", user_id="ann", session_id="s")
+    assert await artifacts.save_artifact(app_name="app", user_id="ann", session_id="s", filename="f", artifact=types.Part(text="x")) == 0
+    assert registry.create_session_service("memory://") is None  # ADK's own schemes are left to ADK
+    register_services()  # the global registry adk web uses
+    assert isinstance(get_service_registry().create_session_service("aimon+memory://registry-test"), AimonSessionService)
