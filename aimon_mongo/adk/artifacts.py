@@ -273,7 +273,9 @@ class AimonArtifactService(BaseArtifactService):
         version: int | None = None,
     ) -> types.Part | None:
         """The artifact's part at ``version`` (the latest when ``None``), or ``None`` when there is none."""
-        return await self._load(app_name, user_id, filename, session_id, version, artifact_util._MAX_ARTIFACT_REFERENCE_DEPTH)
+        return await self._load(
+            app_name, user_id, filename, session_id, version, artifact_util._MAX_ARTIFACT_REFERENCE_DEPTH
+        )
 
     async def _load(
         self, app_name: str, user_id: str, filename: str, session_id: str | None, version: int | None, depth: int

@@ -47,6 +47,7 @@ from aimon_mongo.errors import InvalidArgumentError, SessionLogSegmentStoreError
 from aimon_mongo.model.lease import Lease
 from aimon_mongo.model.record import LogSegment
 
+A = TypeVar("A")
 T = TypeVar("T")
 
 SESSION_PREFIX: Final = "adk"
@@ -216,14 +217,16 @@ class AimonSessionService(BaseSessionService):
         finally:
             await self.backends.leases.release(lease)
 
-    async def _gather(self, makers: Iterable[Callable[[], Awaitable[T]]]) -> list[T]:
+    @staticmethod
+    async def _map(function: Callable[[A], Awaitable[T]], items: Iterable[A]) -> list[T]:
+        """``function`` over ``items``, at most ``_READ_CONCURRENCY`` at a time, results in order."""
         gate = asyncio.Semaphore(_READ_CONCURRENCY)
 
-        async def one(maker: Callable[[], Awaitable[T]]) -> T:
+        async def one(item: A) -> T:
             async with gate:
-                return await maker()
+                return await function(item)
 
-        return list(await asyncio.gather(*(one(m) for m in makers)))
+        return list(await asyncio.gather(*(one(item) for item in items)))
 
     # create --------------------------------------------------------------------------------------------
 
@@ -270,7 +273,14 @@ class AimonSessionService(BaseSessionService):
         lease = await self._acquire(key, self._state_wait)
         if lease is None:
             raise StaleSessionError(STALE_MESSAGE)
-        header = {"v": HEADER_VERSION, "state": deltas["session"], "created": now, "updated": now, "events": 0, "rev": 0}
+        header = {
+            "v": HEADER_VERSION,
+            "state": deltas["session"],
+            "created": now,
+            "updated": now,
+            "events": 0,
+            "rev": 0,
+        }
         try:
             await self.backends.segments.delete_all(key, lease.fencing_token)  # leftovers of a deleted namesake
             await self._write_json(key, header, lease.fencing_token)
@@ -278,7 +288,9 @@ class AimonSessionService(BaseSessionService):
             raise StaleSessionError(STALE_MESSAGE) from exc
         finally:
             await self.backends.leases.release(lease)
-        session = Session(app_name=app_name, user_id=user_id, id=session_id, state=dict(deltas["session"]), last_update_time=now)
+        session = Session(
+            app_name=app_name, user_id=user_id, id=session_id, state=dict(deltas["session"]), last_update_time=now
+        )
         session._storage_update_marker = "0"
         return await self._with_shared_state(session)
 
@@ -331,11 +343,7 @@ class AimonSessionService(BaseSessionService):
 
     async def _events_between(self, key: str, start: int, stop: int) -> list[Event]:
         segments = self.backends.segments
-
-        def reader(seq: int) -> Callable[[], Awaitable[LogSegment | None]]:
-            return lambda: segments.get(key, _seq_id(seq))
-
-        found = await self._gather(reader(seq) for seq in range(start, stop))
+        found = await self._map(lambda seq: segments.get(key, _seq_id(seq)), range(start, stop))
         return [Event.model_validate_json(s.payload) for s in found if s is not None]
 
     async def _read_events(self, key: str, count: int, config: GetSessionConfig | None) -> list[Event]:
@@ -375,12 +383,9 @@ class AimonSessionService(BaseSessionService):
 
     async def _summaries(self, app_name: str, pairs: list[tuple[str, str]]) -> list[Session]:
         users = sorted({user for user, _ in pairs})
-        shared = dict(zip(users, await self._gather((lambda u=u: self._shared_states(app_name, u)) for u in users), strict=True))
-
-        def loader(user: str, sid: str) -> Callable[[], Awaitable[dict[str, Any] | None]]:
-            return lambda: self._load_json(self.session_key(app_name, user, sid))
-
-        headers = await self._gather(loader(u, s) for u, s in pairs)
+        states = await self._map(lambda user: self._shared_states(app_name, user), users)
+        shared = dict(zip(users, states, strict=True))
+        headers = await self._map(lambda pair: self._load_json(self.session_key(app_name, *pair)), pairs)
         sessions = []
         for (user, sid), header in zip(pairs, headers, strict=True):
             if header is None:  # created a moment ago (header not yet written) or being deleted
@@ -402,7 +407,7 @@ class AimonSessionService(BaseSessionService):
         without events. Reads the listing index once and the headers concurrently."""
         self._check(app_name, user_id or "-")
         users = [user_id] if user_id is not None else await self._user_ids(app_name)
-        id_lists = await self._gather((lambda u=u: self._session_ids(app_name, u)) for u in users)
+        id_lists = await self._map(lambda user: self._session_ids(app_name, user), users)
         pairs = [(u, s) for u, ids in zip(users, id_lists, strict=True) for s in ids]
         sessions = await self._summaries(app_name, pairs)
         sessions.sort(key=lambda s: (s.last_update_time, s.user_id, s.id))

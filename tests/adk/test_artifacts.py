@@ -45,26 +45,39 @@ async def test_versions_count_from_zero_and_each_loads_back(open_artifacts: Open
 
 async def test_user_scope_key_listing_metadata_uris_and_delete(open_artifacts: Open) -> None:
     service = open_artifacts()
-    await service.save_artifact(filename="a/b.txt", artifact=text("x"), custom_metadata={"source": "tool", "n": 2}, **SCOPE)
+    await service.save_artifact(
+        filename="a/b.txt", artifact=text("x"), custom_metadata={"source": "tool", "n": 2}, **SCOPE
+    )
     await service.save_artifact(filename="user:profile.json", artifact=blob(b"{}", "application/json"), **SCOPE)
     await service.save_artifact(filename="only-s2", artifact=text("y"), app_name="app", user_id="ann", session_id="s2")
     with pytest.raises(InputValidationError):
         await service.save_artifact(filename="needs-session", artifact=text("z"), app_name="app", user_id="ann")
     # the user-scoped artifact is seen from every session of the user, and without a session
     assert await service.list_artifact_keys(**SCOPE) == ["a/b.txt", "user:profile.json"]
-    assert await service.list_artifact_keys(app_name="app", user_id="ann", session_id="s2") == ["only-s2", "user:profile.json"]
+    assert await service.list_artifact_keys(app_name="app", user_id="ann", session_id="s2") == [
+        "only-s2",
+        "user:profile.json",
+    ]
     assert await service.list_artifact_keys(app_name="app", user_id="ann") == ["user:profile.json"]
     assert await service.list_artifact_keys(app_name="app", user_id="bob", session_id="s1") == []
-    profile = await service.load_artifact(filename="user:profile.json", app_name="app", user_id="ann", session_id="other")
+    profile = await service.load_artifact(
+        filename="user:profile.json", app_name="app", user_id="ann", session_id="other"
+    )
     assert profile is not None and profile.inline_data is not None and profile.inline_data.data == b"{}"
     described = await service.get_artifact_version(filename="a/b.txt", **SCOPE)
     assert isinstance(described, ArtifactVersion)
-    assert (described.version, described.custom_metadata, described.mime_type) == (0, {"source": "tool", "n": 2}, "text/plain")
+    assert (described.version, described.custom_metadata, described.mime_type) == (
+        0,
+        {"source": "tool", "n": 2},
+        "text/plain",
+    )
     assert described.create_time > 0
     # the canonical URI names the version's file, an ordinary file of the filesystem
     path = "adk-artifacts/app/ann/sessions/s1/a%2Fb.txt/0000000000"
     where = service.fs.working_directory
-    expected = {"memory": f"memory://{path}", "gridfs": f"{where}/{path}"}.get(where.split(":")[0], f"file://{where}/{path}")
+    expected = {"memory": f"memory://{path}", "gridfs": f"{where}/{path}"}.get(
+        where.split(":")[0], f"file://{where}/{path}"
+    )
     assert described.canonical_uri == expected
     assert await service.fs.read(path) == b"x"
     assert [v.version for v in await service.list_artifact_versions(filename="a/b.txt", **SCOPE)] == [0]
@@ -118,14 +131,19 @@ async def test_a_20_mib_artifact_is_stored_in_gridfs_chunks_and_fsck_is_clean(
     service = AimonArtifactService.from_url(with_database(mongo_uri, mongo_db_name))
     payload = os.urandom(1 << 20) * 20
     try:
-        assert await service.save_artifact(filename="big.bin", artifact=blob(payload, "application/octet-stream"), **SCOPE) == 0
+        assert (
+            await service.save_artifact(filename="big.bin", artifact=blob(payload, "application/octet-stream"), **SCOPE)
+            == 0
+        )
         loaded = await service.load_artifact(filename="big.bin", **SCOPE)
         assert loaded is not None and loaded.inline_data is not None and loaded.inline_data.data == payload
         chunks = await async_mongo_client[mongo_db_name]["fs.chunks"].count_documents({})
         assert chunks >= 20  # chunks of at most 1 MiB: no document near 16 MB
         report = await service.fs.fsck()  # type: ignore[attr-defined]
         assert report.files_missing_chunks == [] and report.orphaned_chunks == 0
-        assert await service.fs.ls_recursive("adk-artifacts") == ["adk-artifacts/app/ann/sessions/s1/big.bin/0000000000"]
+        assert await service.fs.ls_recursive("adk-artifacts") == [
+            "adk-artifacts/app/ann/sessions/s1/big.bin/0000000000"
+        ]
     finally:
         await service.close()
 

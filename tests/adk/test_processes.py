@@ -21,7 +21,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def start(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "tests.adk.worker", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "tests.adk.worker", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -60,7 +64,9 @@ async def test_appenders_in_three_processes_leave_one_history(kind: str, request
     service = AimonSessionService.from_url(session_store.url, **session_store.options)
     try:
         await service.create_session(app_name="app", user_id="ann", session_id="s")
-        workers = [start("append", session_store.url, json.dumps(options), "app", "ann", "s", "15", f"w{n}") for n in range(3)]
+        workers = [
+            start("append", session_store.url, json.dumps(options), "app", "ann", "s", "15", f"w{n}") for n in range(3)
+        ]
         lines = [line.split() for w in workers for line in finish(w)]
         won = [text for outcome, text in lines if outcome == "ok"]
         assert {outcome for outcome, _ in lines} <= {"ok", "stale"} and len(lines) == 45

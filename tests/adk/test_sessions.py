@@ -61,7 +61,9 @@ async def test_create_get_list_delete_and_a_duplicate_id_is_refused(open_session
 
 async def test_app_user_session_and_temp_state_are_scoped(open_sessions: Open) -> None:
     a, b = open_sessions(), open_sessions()
-    s1 = await a.create_session(app_name=APP, user_id="ann", session_id="one", state={"app:units": "C", "user:name": "Ann"})
+    s1 = await a.create_session(
+        app_name=APP, user_id="ann", session_id="one", state={"app:units": "C", "user:name": "Ann"}
+    )
     s2 = await b.create_session(app_name=APP, user_id="ann", session_id="two")
     s3 = await b.create_session(app_name=APP, user_id="bob", session_id="three")
     assert s2.state == {"app:units": "C", "user:name": "Ann"} and s3.state == {"app:units": "C"}
@@ -89,14 +91,23 @@ async def test_events_round_trip_and_recent_events_are_read_from_the_tail(open_s
     assert whole is not None and texts(whole.events) == [f"m{i}" for i in range(12)]
     assert whole.events[3].model_dump() == session.events[3].model_dump()
     assert whole.last_update_time == 1011.0 and whole.state == {"n": 11}
-    tail = await node.get_session(app_name=APP, user_id="ann", session_id="s", config=GetSessionConfig(num_recent_events=3))
+    tail = await node.get_session(
+        app_name=APP, user_id="ann", session_id="s", config=GetSessionConfig(num_recent_events=3)
+    )
     assert tail is not None and texts(tail.events) == ["m9", "m10", "m11"]
-    none = await node.get_session(app_name=APP, user_id="ann", session_id="s", config=GetSessionConfig(num_recent_events=0))
+    none = await node.get_session(
+        app_name=APP, user_id="ann", session_id="s", config=GetSessionConfig(num_recent_events=0)
+    )
     assert none is not None and none.events == []
-    after = await node.get_session(app_name=APP, user_id="ann", session_id="s", config=GetSessionConfig(after_timestamp=1007.0))
+    after = await node.get_session(
+        app_name=APP, user_id="ann", session_id="s", config=GetSessionConfig(after_timestamp=1007.0)
+    )
     assert after is not None and texts(after.events) == [f"m{i}" for i in range(7, 12)]
     both = GetSessionConfig(num_recent_events=2, after_timestamp=1002.0)
-    assert texts((await node.get_session(app_name=APP, user_id="ann", session_id="s", config=both)).events) == ["m10", "m11"]  # type: ignore[union-attr]
+    assert texts((await node.get_session(app_name=APP, user_id="ann", session_id="s", config=both)).events) == [
+        "m10",
+        "m11",
+    ]  # type: ignore[union-attr]
     partial = event("partial")
     partial.partial = True
     await node.append_event(session, partial)
@@ -221,7 +232,9 @@ async def test_a_writer_that_stalled_past_its_lease_meets_the_fence_as_stale_ses
     now = [datetime(2026, 12, 1, tzinfo=UTC)]
     storage = MemoryStorage(lambda: now[0])
     paused = _PausedLoads(AsyncMemorySessionBackends("node-a", storage=storage).records)
-    a = AimonSessionService(_Bundle(AsyncMemorySessionBackends("node-a", storage=storage), paused), write_lease_ttl=timedelta(seconds=5))  # type: ignore[arg-type]
+    a = AimonSessionService(
+        _Bundle(AsyncMemorySessionBackends("node-a", storage=storage), paused), write_lease_ttl=timedelta(seconds=5)
+    )  # type: ignore[arg-type]
     b = AimonSessionService(AsyncMemorySessionBackends("node-b", storage=storage), write_lease_ttl=timedelta(seconds=5))
     await a.create_session(app_name=APP, user_id="ann", session_id="s")
     copy_a = await a.get_session(app_name=APP, user_id="ann", session_id="s")

@@ -34,9 +34,9 @@ async def test_memory_urls_share_one_store_per_url() -> None:
 
 @pytest.mark.parametrize("url", ["sqlite:///x.db", "gs://bucket", "no-scheme"])
 def test_an_unknown_scheme_is_refused_naming_it(url: str) -> None:
-    with pytest.raises(InvalidArgumentError, match="scheme|not a URL"):
+    with pytest.raises(InvalidArgumentError, match=r"scheme|not a URL"):
         AimonSessionService.from_url(url)
-    with pytest.raises(InvalidArgumentError, match="scheme|not a URL"):
+    with pytest.raises(InvalidArgumentError, match=r"scheme|not a URL"):
         AimonArtifactService.from_url(url)
 
 
@@ -53,8 +53,17 @@ async def test_the_aimon_schemes_resolve_through_adks_registry(tmp_path: object)
     artifacts = registry.create_artifact_service(f"aimon+file://{tmp_path}/a", agents_dir="/agents")
     assert isinstance(sessions, AimonSessionService) and isinstance(artifacts, AimonArtifactService)
     await sessions.create_session(app_name="app", user_id="ann", session_id="s")
-    assert await AimonSessionService.from_url("memory://registry-test").get_session(app_name="app", user_id="ann", session_id="s")
-    assert await artifacts.save_artifact(app_name="app", user_id="ann", session_id="s", filename="f", artifact=types.Part(text="x")) == 0
+    assert await AimonSessionService.from_url("memory://registry-test").get_session(
+        app_name="app", user_id="ann", session_id="s"
+    )
+    assert (
+        await artifacts.save_artifact(
+            app_name="app", user_id="ann", session_id="s", filename="f", artifact=types.Part(text="x")
+        )
+        == 0
+    )
     assert registry.create_session_service("memory://") is None  # ADK's own schemes are left to ADK
     register_services()  # the global registry adk web uses
-    assert isinstance(get_service_registry().create_session_service("aimon+memory://registry-test"), AimonSessionService)
+    assert isinstance(
+        get_service_registry().create_session_service("aimon+memory://registry-test"), AimonSessionService
+    )

@@ -24,7 +24,11 @@ async def save(url: str, app: str, user: str, session: str, filename: str, count
     try:
         for i in range(count):
             version = await service.save_artifact(
-                app_name=app, user_id=user, session_id=session, filename=filename, artifact=types.Part(text=f"{tag}-{i}")
+                app_name=app,
+                user_id=user,
+                session_id=session,
+                filename=filename,
+                artifact=types.Part(text=f"{tag}-{i}"),
             )
             print(version, flush=True)
     finally:
@@ -38,7 +42,9 @@ async def append(url: str, options: str, app: str, user: str, session_id: str, c
             session = await service.get_session(app_name=app, user_id=user, session_id=session_id)
             assert session is not None
             text = f"{tag}-{i}"
-            made = Event(author="user", invocation_id=tag, content=types.Content(role="user", parts=[types.Part(text=text)]))
+            made = Event(
+                author="user", invocation_id=tag, content=types.Content(role="user", parts=[types.Part(text=text)])
+            )
             try:
                 await service.append_event(session, made)
                 print("ok", text, flush=True)
