@@ -50,6 +50,18 @@ from aimon_mongo.model.record import LogSegment
 A = TypeVar("A")
 T = TypeVar("T")
 
+# Where the services opened by ``from_url`` keep ADK's data: stores of their own, apart from the conversation
+# stores other builds read (frozen: tests assert these literals).
+MONGO_COLLECTIONS: Final = {
+    "records": "adk_session_records",
+    "segments": "adk_session_log_segments",
+    "fences": "adk_session_fences",
+    "locks": "adk_session_locks",
+}
+REDIS_NAMESPACE: Final = "adk"
+"""Every Redis key prefix of the bundle is moved under ``adk:`` (``adk:aimon:session:record`` …)."""
+POSTGRES_SCHEMA: Final = "aimon_adk"
+
 SESSION_PREFIX: Final = "adk"
 LIST_PREFIX: Final = "adk-list"
 USERS_PREFIX: Final = "adk-users"
@@ -115,7 +127,12 @@ class AimonSessionService(BaseSessionService):
         path, the query kept; ``database=`` overrides), ``redis://…``, ``postgresql://…``, or ``memory://``
         (one store per URL in this process, shared by every service opened from it: two services from one
         URL stand for two nodes). ``node_id=`` names the node (a new one by default); the options
-        ``write_lease_ttl`` and ``state_lock_wait`` are the service's, the rest go to the bundle."""
+        ``write_lease_ttl`` and ``state_lock_wait`` are the service's, the rest go to the bundle.
+
+        The bundle keeps ADK's data apart from the conversation stores: on MongoDB the collections of
+        :data:`MONGO_COLLECTIONS` (``collection_names=`` overrides), on Redis every key prefix under ``adk:``,
+        on PostgreSQL the schema ``aimon_adk`` (``schema=`` overrides); MongoDB and PostgreSQL ensure their
+        schema unless ``ensure_schema=False``."""
         from aimon_mongo.opening import open_async_backends
 
         url = without_registry_prefix(url)
@@ -133,8 +150,17 @@ class AimonSessionService(BaseSessionService):
             client_url, database = mongo_database_of(url, options.pop("database", None))
             if database is not None:
                 options["database"] = database
+            options["collection_names"] = {**MONGO_COLLECTIONS, **dict(options.get("collection_names") or {})}
+            options.setdefault("ensure_schema", True)
             backends = open_async_backends(client_url, node_id=node_id, **options)
-        elif scheme in ("redis", "rediss", "postgresql", "postgres"):
+        elif scheme in ("redis", "rediss"):
+            from aimon_mongo.redis import RedisKeyPrefixes
+
+            options["key_prefixes"] = RedisKeyPrefixes.of(options.get("key_prefixes")).under(REDIS_NAMESPACE)
+            backends = open_async_backends(url, node_id=node_id, **options)
+        elif scheme in ("postgresql", "postgres"):
+            options.setdefault("schema", POSTGRES_SCHEMA)
+            options.setdefault("ensure_schema", True)
             backends = open_async_backends(url, node_id=node_id, **options)
         else:
             raise InvalidArgumentError(

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from aimon_mongo.adk import AimonArtifactService, AimonSessionService
+from tests.fixtures.redis import delete_namespace
 
 
 def with_database(uri: str, database: str) -> str:
@@ -45,8 +46,11 @@ def session_store_of(kind: str, request: pytest.FixtureRequest) -> Opened:
 
 
 @pytest.fixture(params=["memory", "mongo", "redis", "postgres"])
-def session_store(request: pytest.FixtureRequest) -> Opened:
-    return session_store_of(str(request.param), request)
+def session_store(request: pytest.FixtureRequest) -> Iterator[Opened]:
+    opened = session_store_of(str(request.param), request)
+    yield opened
+    if opened.kind == "redis":  # the service moved every prefix under "adk:"
+        delete_namespace(opened.url, f"adk:{request.getfixturevalue('redis_root')}")
 
 
 @pytest.fixture

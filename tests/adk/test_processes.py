@@ -15,6 +15,7 @@ from google.genai import types
 
 from aimon_mongo.adk import AimonArtifactService, AimonSessionService
 from tests.adk.conftest import session_store_of, with_database
+from tests.fixtures.redis import delete_namespace
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,6 +63,10 @@ async def test_appenders_in_three_processes_leave_one_history(kind: str, request
     session_store = session_store_of(kind, request)
     options = session_store.options
     service = AimonSessionService.from_url(session_store.url, **session_store.options)
+    if kind == "redis":
+        request.addfinalizer(
+            lambda: delete_namespace(session_store.url, f"adk:{request.getfixturevalue('redis_root')}")
+        )
     try:
         await service.create_session(app_name="app", user_id="ann", session_id="s")
         workers = [

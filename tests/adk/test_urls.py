@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from google.adk.cli.service_registry import ServiceRegistry, get_service_registry
+from google.adk.events.event import Event
 from google.genai import types
 
 from aimon_mongo.adk import AimonArtifactService, AimonSessionService, register_services
 from aimon_mongo.errors import InvalidArgumentError
 from tests.adk.conftest import with_database
+from tests.fixtures.redis import delete_namespace
 
 
 async def test_the_session_url_names_the_database_and_database_overrides_it(mongo_uri: str, mongo_db_name: str) -> None:
@@ -67,3 +71,33 @@ async def test_the_aimon_schemes_resolve_through_adks_registry(tmp_path: object)
     assert isinstance(
         get_service_registry().create_session_service("aimon+memory://registry-test"), AimonSessionService
     )
+
+
+async def test_adk_data_lives_apart_from_the_conversation_stores(
+    mongo_uri: str, mongo_db_name: str, mongo_client: Any, redis_url: str, redis_root: str
+) -> None:
+    import redis
+
+    from aimon_mongo.redis import RedisKeyPrefixes
+
+    mongo = AimonSessionService.from_url(with_database(mongo_uri, mongo_db_name))
+    prefixes = RedisKeyPrefixes().under(redis_root)
+    on_redis = AimonSessionService.from_url(redis_url, key_prefixes=prefixes)
+    try:
+        for service in (mongo, on_redis):
+            made = await service.create_session(app_name="app", user_id="ann", session_id="s")
+            await service.append_event(made, Event(author="user", invocation_id="i"))
+        names = set(mongo_client[mongo_db_name].list_collection_names())
+        assert {"adk_session_records", "adk_session_log_segments", "adk_session_fences", "adk_session_locks"} <= names
+        assert mongo_client[mongo_db_name]["adk_session_records"].count_documents({"_id": "adk/app/ann/s"}) == 1
+        assert "session_records" not in names or mongo_client[mongo_db_name]["session_records"].count_documents({}) == 0
+        client = redis.Redis.from_url(redis_url)
+        try:
+            assert list(client.scan_iter(match=f"{redis_root}:*")) == []
+            assert list(client.scan_iter(match=f"adk:{redis_root}:*"))
+        finally:
+            client.close()
+    finally:
+        await mongo.close()
+        await on_redis.close()
+        delete_namespace(redis_url, f"adk:{redis_root}")
