@@ -1,7 +1,8 @@
 """ADK's ``BaseSessionService`` on any aimon-mongo session bundle (MongoDB, Redis, PostgreSQL, memory).
 
-Stored on the bundle's own stores (no new stored shape; see ``docs/adk.md`` and decision record
-``schema/decisions/0012-adk-sessions-on-records-and-segments.md``):
+Stored with the session-record and log-segment layouts of the bundle's backend, in stores of their own when
+opened by :meth:`AimonSessionService.from_url` (see ``docs/adk.md``; the texts they hold are declared in
+``aimon_mongo/stored/adk.py``, decision record ``schema/changes/2026-12-03-adk-services.md``):
 
 * the **session record** ``adk/<app>/<user>/<session>`` (each part percent-encoded): its ``transcript`` text
   is the session's header, a JSON object ``{"v": 1, "state": {…}, "created": t, "updated": t, "events": n,
