@@ -154,3 +154,24 @@ async def test_memory_urls_share_one_store_per_name() -> None:
     await one.save_artifact(filename="f", artifact=text("v"), **SCOPE)
     assert await two.load_artifact(filename="f", **SCOPE) == text("v")
     assert await other.load_artifact(filename="f", **SCOPE) is None
+
+
+async def test_the_console_sees_artifact_versions_as_files(mongo_uri: str, mongo_db_name: str) -> None:
+    from aimon_mongo.console._data import ConsoleData
+    from tests.adk.conftest import with_database
+
+    service = AimonArtifactService.from_url(with_database(mongo_uri, mongo_db_name))
+    try:
+        await service.save_artifact(
+            filename="chart.png", artifact=blob(b"png-bytes"), custom_metadata={"k": "v"}, **SCOPE
+        )
+    finally:
+        await service.close()
+    console = ConsoleData(mongo_uri, session_db=mongo_db_name, vfs_db=mongo_db_name)
+    try:
+        children, count = console.listing("adk-artifacts/app/ann/sessions/s1/chart.png", 0, 10)
+        info = console.info(children[0].path)
+    finally:
+        console.close()
+    assert count == 1 and children[0].path == "adk-artifacts/app/ann/sessions/s1/chart.png/0000000000"
+    assert info.size == len(b"png-bytes") and info.custom_metadata["adk.custom_metadata"] == '{"k": "v"}'
