@@ -179,6 +179,13 @@ class AimonArtifactService(BaseArtifactService):
                 found.add(version)
         return sorted(found)
 
+    async def _chosen(self, directory: str, version: int | None) -> int | None:
+        """``version``, or the latest stored when ``None``; ``None`` when there is none (or it is not a version)."""
+        if version is None:
+            versions = await self._versions(directory)
+            return versions[-1] if versions else None
+        return version if isinstance(version, int) and version >= 0 else None
+
     # saving --------------------------------------------------------------------------------------------
 
     async def save_artifact(
@@ -281,12 +288,8 @@ class AimonArtifactService(BaseArtifactService):
         self, app_name: str, user_id: str, filename: str, session_id: str | None, version: int | None, depth: int
     ) -> types.Part | None:
         directory = self._artifact_dir(app_name, user_id, filename, session_id)
+        version = await self._chosen(directory, version)
         if version is None:
-            versions = await self._versions(directory)
-            if not versions:
-                return None
-            version = versions[-1]
-        elif not isinstance(version, int) or version < 0:
             return None
         path = f"{directory}/{_version_name(version)}"
         attributes = await self._attributes(path)
@@ -371,12 +374,8 @@ class AimonArtifactService(BaseArtifactService):
     ) -> ArtifactVersion | None:
         """The :class:`ArtifactVersion` of ``version`` (the latest when ``None``), or ``None``."""
         directory = self._artifact_dir(app_name, user_id, filename, session_id)
-        if version is None:
-            versions = await self._versions(directory)
-            if not versions:
-                return None
-            version = versions[-1]
-        return await self._describe(directory, version)
+        version = await self._chosen(directory, version)
+        return None if version is None else await self._describe(directory, version)
 
     async def _describe(self, directory: str, version: int) -> ArtifactVersion | None:
         path = f"{directory}/{_version_name(version)}"

@@ -12,7 +12,8 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from aimon_mongo.errors import InvalidArgumentError
@@ -20,6 +21,8 @@ from aimon_mongo.errors import InvalidArgumentError
 if TYPE_CHECKING:
     from aimon_mongo._async.vfs.memory import AsyncMemoryFileSystem
     from aimon_mongo.memory.storage import MemoryStorage
+
+T = TypeVar("T")
 
 REGISTRY_PREFIX = "aimon+"
 """The prefix of the URL schemes registered with ADK (``aimon+mongodb://``, ``aimon+memory://`` …)."""
@@ -75,21 +78,20 @@ def shared_memory_storage(url: str) -> MemoryStorage:
     """The one session storage of ``url`` in this process (created on first use)."""
     from aimon_mongo.memory.storage import MemoryStorage
 
-    with _lock:
-        name = memory_name(url)
-        storage = _memory_storages.get(name)
-        if storage is None:
-            storage = _memory_storages[name] = MemoryStorage()
-        return storage
+    return _shared(_memory_storages, url, MemoryStorage)
 
 
 def shared_memory_filesystem(url: str) -> AsyncMemoryFileSystem:
     """The one in-memory filesystem of ``url`` in this process (created on first use)."""
     from aimon_mongo._async.vfs.memory import AsyncMemoryFileSystem
 
+    return _shared(_memory_filesystems, url, AsyncMemoryFileSystem)
+
+
+def _shared(table: dict[str, T], url: str, make: Callable[[], T]) -> T:
     with _lock:
         name = memory_name(url)
-        fs = _memory_filesystems.get(name)
-        if fs is None:
-            fs = _memory_filesystems[name] = AsyncMemoryFileSystem()
-        return fs
+        found = table.get(name)
+        if found is None:
+            found = table[name] = make()
+        return found
