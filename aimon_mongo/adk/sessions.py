@@ -348,6 +348,7 @@ class AimonSessionService(BaseSessionService):
         from the newest event and stops at the first older one.
         """
         self._check(app_name, user_id, session_id)
+        session_id = session_id.strip()  # as create_session normalizes it
         key = self.session_key(app_name, user_id, session_id)
         header, (app_state, user_state) = await asyncio.gather(
             self._load_json(key), self._shared_states(app_name, user_id)
@@ -461,6 +462,7 @@ class AimonSessionService(BaseSessionService):
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         """Delete the session, its events and its listing entry (nothing happens when it does not exist)."""
         self._check(app_name, user_id, session_id)
+        session_id = session_id.strip()  # as create_session normalizes it
         key = self.session_key(app_name, user_id, session_id)
         lease = await self._acquire(key, self._state_wait)
         if lease is None:

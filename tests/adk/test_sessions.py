@@ -250,3 +250,39 @@ async def test_a_writer_that_stalled_past_its_lease_meets_the_fence_as_stale_ses
     assert isinstance(refused.value.__cause__, StaleFencingTokenError)  # refused by the store's fence
     stored = await b.get_session(app_name=APP, user_id="ann", session_id="s")
     assert stored is not None and texts(stored.events) == ["from b"]
+
+
+async def test_what_is_read_back_equals_what_the_writer_holds(open_sessions: Open) -> None:
+    node, other = open_sessions(), open_sessions()
+    made = await node.create_session(app_name=APP, user_id="ann", state={"k": "v"})
+    assert await other.get_session(app_name=APP, user_id="ann", session_id=made.id) == made
+    image = types.Content(role="user", parts=[types.Part.from_bytes(data=b"\x89PNG\x00", mime_type="image/png")])
+    grounding = types.GroundingMetadata(search_entry_point=types.SearchEntryPoint(sdk_blob=b"\x00\x01"))
+    await node.append_event(made, Event(invocation_id="i1", author="user", content=image, grounding_metadata=grounding))
+    rich = Event(
+        invocation_id="i2",
+        author="agent",
+        content=types.Content(role="model", parts=[types.Part(text="done")]),
+        turn_complete=True,
+        actions=EventActions(artifact_delta={"file": 0}, transfer_to_agent="helper", escalate=True),
+        long_running_tool_ids={"tool-1"},
+        error_code="E1",
+        interrupted=True,
+        usage_metadata=types.GenerateContentResponseUsageMetadata(prompt_token_count=3, total_token_count=5),
+        custom_metadata={"trace": "t-1"},
+        output_transcription=types.Transcription(text="said", finished=True),
+        timestamp=made.last_update_time + 10,
+    )
+    await node.append_event(made, rich)
+    got = await other.get_session(app_name=APP, user_id="ann", session_id=made.id)
+    assert got == made  # state, events (bytes included), last_update_time and revision marker
+    assert got is not None and got.last_update_time == rich.timestamp
+
+
+async def test_a_padded_session_id_is_normalized_on_create_read_and_delete(open_sessions: Open) -> None:
+    node = open_sessions()
+    made = await node.create_session(app_name=APP, user_id="ann", session_id="  s-7 ")
+    assert made.id == "s-7"
+    assert await node.get_session(app_name=APP, user_id="ann", session_id=" s-7  ") is not None
+    await node.delete_session(app_name=APP, user_id="ann", session_id=" s-7 ")
+    assert await node.get_session(app_name=APP, user_id="ann", session_id="s-7") is None
