@@ -231,18 +231,26 @@ class AimonSessionService(BaseSessionService):
             delay = min(delay * 2, 0.1)
 
     async def _merge_state(self, key: str, delta: dict[str, Any]) -> None:
-        """Merge ``delta`` into the app or user state record ``key`` under its lease."""
-        lease = await self._acquire(key, self._state_wait)
-        if lease is None:
-            raise StaleSessionError(f"the shared state {key!r} stayed locked by another writer; retry the append")
-        try:
-            state = await self._load_json(key) or {}
-            state.update(delta)
-            await self._write_json(key, state, lease.fencing_token)
-        except StaleFencingTokenError as exc:
-            raise StaleSessionError(STALE_MESSAGE) from exc
-        finally:
-            await self.backends.leases.release(lease)
+        """Merge ``delta`` into the app or user state record ``key`` under that record's lease (again, with a
+        new lease, when a stall let another merger take over); :class:`TimeoutError` when the record stays
+        locked longer than ``state_lock_wait``."""
+        deadline = time.monotonic() + self._state_wait
+        while True:
+            lease = await self._acquire(key, max(0.0, deadline - time.monotonic()))
+            if lease is None:
+                raise TimeoutError(
+                    f"the shared state {key!r} stayed locked by another writer for {self._state_wait:g} s; "
+                    "its delta was not merged"
+                )
+            try:
+                state = await self._load_json(key) or {}
+                state.update(delta)
+                await self._write_json(key, state, lease.fencing_token)
+                return
+            except StaleFencingTokenError:
+                continue  # this merge stalled past its lease and another one wrote: merge again on top of it
+            finally:
+                await self.backends.leases.release(lease)
 
     @staticmethod
     async def _map(function: Callable[[A], Awaitable[T]], items: Iterable[A]) -> list[T]:
@@ -265,7 +273,11 @@ class AimonSessionService(BaseSessionService):
         state: dict[str, Any] | None = None,
         session_id: str | None = None,
     ) -> Session:
-        """Create a session; an id the user already has is refused with ADK's ``AlreadyExistsError``."""
+        """Create a session; an id the user already has is refused with ADK's ``AlreadyExistsError``.
+
+        The listing entry is the claim of the id (an atomic create-if-absent); a creation that fails after
+        it keeps the id taken until :meth:`delete_session` frees it.
+        """
         self._check(app_name, user_id, session_id)
         session_id = session_id.strip() if session_id and session_id.strip() else str(uuid.uuid4())
         deltas = _session_util.extract_json_safe_state_delta(state or {})
@@ -503,10 +515,6 @@ class AimonSessionService(BaseSessionService):
                 raise StaleSessionError(STALE_MESSAGE)
             if marker is None and float(header["updated"]) > session.last_update_time:
                 raise StaleSessionError(STALE_MESSAGE)
-            if deltas["app"]:
-                await self._merge_state(self._app_state_key(session.app_name), deltas["app"])
-            if deltas["user"]:
-                await self._merge_state(self._user_state_key(session.app_name, session.user_id), deltas["user"])
             seq = int(header["events"])
             await self._put_event(key, seq, event, lease.fencing_token)
             header["state"] = {**(header.get("state") or {}), **deltas["session"]}
@@ -514,6 +522,11 @@ class AimonSessionService(BaseSessionService):
             header["rev"] = int(header["rev"]) + 1
             header["updated"] = event.timestamp
             await self._write_json(key, header, lease.fencing_token)
+            # the event is stored: a refused append above left nothing behind, app and user state included
+            if deltas["app"]:
+                await self._merge_state(self._app_state_key(session.app_name), deltas["app"])
+            if deltas["user"]:
+                await self._merge_state(self._user_state_key(session.app_name, session.user_id), deltas["user"])
         except StaleFencingTokenError as exc:
             raise StaleSessionError(STALE_MESSAGE) from exc
         finally:

@@ -286,3 +286,16 @@ async def test_a_padded_session_id_is_normalized_on_create_read_and_delete(open_
     assert await node.get_session(app_name=APP, user_id="ann", session_id=" s-7  ") is not None
     await node.delete_session(app_name=APP, user_id="ann", session_id=" s-7 ")
     assert await node.get_session(app_name=APP, user_id="ann", session_id="s-7") is None
+
+
+async def test_a_refused_append_leaves_no_app_or_user_state_behind(open_sessions: Open) -> None:
+    a, b = open_sessions(), open_sessions()
+    await a.create_session(app_name=APP, user_id="ann", session_id="s", state={"app:mode": "calm", "user:tz": "UTC"})
+    stale = await a.get_session(app_name=APP, user_id="ann", session_id="s")
+    fresh = await b.get_session(app_name=APP, user_id="ann", session_id="s")
+    await b.append_event(fresh, event("b"))  # type: ignore[arg-type]
+    with pytest.raises(StaleSessionError):
+        await a.append_event(stale, event("a", **{"app:mode": "loud", "user:tz": "CET", "k": 1}))  # type: ignore[arg-type]
+    after = await b.get_session(app_name=APP, user_id="ann", session_id="s")
+    assert after is not None and after.state == {"app:mode": "calm", "user:tz": "UTC"}
+    assert await a.get_user_state(app_name=APP, user_id="ann") == {"tz": "UTC"}
