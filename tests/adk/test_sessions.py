@@ -299,3 +299,17 @@ async def test_a_refused_append_leaves_no_app_or_user_state_behind(open_sessions
     after = await b.get_session(app_name=APP, user_id="ann", session_id="s")
     assert after is not None and after.state == {"app:mode": "calm", "user:tz": "UTC"}
     assert await a.get_user_state(app_name=APP, user_id="ann") == {"tz": "UTC"}
+
+
+async def test_shared_state_locked_too_long_is_a_timeout_naming_it_after_the_event_is_stored() -> None:
+    from datetime import timedelta
+
+    node = AimonSessionService.from_url("memory://state-lock", state_lock_wait=timedelta(0))
+    made = await node.create_session(app_name=APP, user_id="ann", session_id="s")
+    held = await node.backends.leases.try_acquire(f"adk-app/{APP}", "another-writer", timedelta(seconds=30))
+    assert held is not None
+    with pytest.raises(TimeoutError, match=f"adk-app/{APP}"):
+        await node.append_event(made, event("kept", **{"app:mode": "x"}))
+    stored = await node.get_session(app_name=APP, user_id="ann", session_id="s")
+    assert stored is not None and texts(stored.events) == ["kept"] and "app:mode" not in stored.state
+    await node.backends.leases.release(held)
