@@ -77,6 +77,8 @@ STALE_MESSAGE: Final = (
     "now); reload the session before appending."
 )
 _READ_CONCURRENCY: Final = 32
+_READ_BATCH: Final = 500
+"""Events read per ``get_many`` request."""
 
 
 def _q(part: str) -> str:
@@ -382,9 +384,11 @@ class AimonSessionService(BaseSessionService):
         return session
 
     async def _events_between(self, key: str, start: int, stop: int) -> list[Event]:
+        """Events ``start .. stop-1``: one ``get_many`` per :data:`_READ_BATCH` events, those concurrently."""
         segments = self.backends.segments
-        found = await self._map(lambda seq: segments.get(key, _seq_id(seq)), range(start, stop))
-        return [Event.model_validate_json(s.payload) for s in found if s is not None]
+        batches = [range(first, min(first + _READ_BATCH, stop)) for first in range(start, stop, _READ_BATCH)]
+        found = await self._map(lambda seqs: segments.get_many(key, [_seq_id(seq) for seq in seqs]), batches)
+        return [Event.model_validate_json(segment.payload) for batch in found for segment in batch]
 
     async def _read_events(self, key: str, count: int, config: GetSessionConfig | None) -> list[Event]:
         recent = config.num_recent_events if config is not None else None

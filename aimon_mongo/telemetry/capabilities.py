@@ -267,6 +267,7 @@ RECORDS: Mapping[str, Rule] = {
 SEGMENTS: Mapping[str, Rule] = {
     "put": _segment_put,
     "get": _session,
+    "get_many": _session,
     "list": _session,
     "delete": _fenced("segments"),
     "delete_all": _fenced("segments"),
