@@ -84,6 +84,7 @@ def session_operations(bundle: Any) -> Iterator[tuple[str, Callable[[], object]]
     )
     yield "records.reset_compaction_failure_count", lambda: records.reset_compaction_failure_count(session, token())
     yield "records.load", lambda: records.load(session)
+    yield "records.load_many", lambda: records.load_many([session, "another-session"])
     yield "records.exists", lambda: records.exists(session)
     yield "records.list_session_ids", lambda: records.list_session_ids()
 

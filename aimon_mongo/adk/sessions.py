@@ -364,9 +364,9 @@ class AimonSessionService(BaseSessionService):
         self._check(app_name, user_id, session_id)
         session_id = session_id.strip()  # as create_session normalizes it
         key = self.session_key(app_name, user_id, session_id)
-        header, (app_state, user_state) = await asyncio.gather(
-            self._load_json(key), self._shared_states(app_name, user_id)
-        )
+        app_key, user_key = self._app_state_key(app_name), self._user_state_key(app_name, user_id)
+        loaded = await self._load_jsons([key, app_key, user_key])  # one request
+        header, app_state, user_state = loaded.get(key), loaded.get(app_key, {}), loaded.get(user_key, {})
         if header is None:
             return None
         count = int(header["events"])
@@ -425,13 +425,29 @@ class AimonSessionService(BaseSessionService):
         infos = await self.backends.segments.list(self._list_key(app_name, user_id))
         return sorted(unquote(i.segment_id) for i in infos)
 
+    async def _load_jsons(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """The JSON transcripts of the records ``keys`` that exist: one ``load_many`` per :data:`_READ_BATCH`
+        keys, those concurrently."""
+        records = self.backends.records
+        batches = [keys[first : first + _READ_BATCH] for first in range(0, len(keys), _READ_BATCH)]
+        found: dict[str, dict[str, Any]] = {}
+        for loaded in await self._map(records.load_many, batches):
+            for key, record in loaded.items():
+                value = json.loads(record.transcript) if record.transcript is not None else None
+                if isinstance(value, dict):
+                    found[key] = value
+        return found
+
     async def _summaries(self, app_name: str, pairs: list[tuple[str, str]]) -> list[Session]:
         users = sorted({user for user, _ in pairs})
-        states = await self._map(lambda user: self._shared_states(app_name, user), users)
-        shared = dict(zip(users, states, strict=True))
-        headers = await self._map(lambda pair: self._load_json(self.session_key(app_name, *pair)), pairs)
+        app_key = self._app_state_key(app_name)
+        keys = [app_key, *(self._user_state_key(app_name, u) for u in users)]
+        keys += [self.session_key(app_name, user, sid) for user, sid in pairs]
+        loaded = await self._load_jsons(keys)
+        app_state = loaded.get(app_key, {})
         sessions = []
-        for (user, sid), header in zip(pairs, headers, strict=True):
+        for user, sid in pairs:
+            header = loaded.get(self.session_key(app_name, user, sid))
             if header is None:  # created a moment ago (header not yet written) or being deleted
                 continue
             session = Session(
@@ -442,13 +458,13 @@ class AimonSessionService(BaseSessionService):
                 last_update_time=float(header["updated"]),
             )
             session._storage_update_marker = str(header["rev"])
-            _merge_prefixed(session.state, *shared[user])
+            _merge_prefixed(session.state, app_state, loaded.get(self._user_state_key(app_name, user), {}))
             sessions.append(session)
         return sessions
 
     async def list_sessions(self, *, app_name: str, user_id: str | None = None) -> ListSessionsResponse:
         """The user's sessions (every user's when ``user_id`` is ``None``), least recently updated first,
-        without events. Reads the listing index once and the headers concurrently."""
+        without events. Reads the listing index once and the headers in ``load_many`` batches."""
         self._check(app_name, user_id or "-")
         users = [user_id] if user_id is not None else await self._user_ids(app_name)
         id_lists = await self._map(lambda user: self._session_ids(app_name, user), users)

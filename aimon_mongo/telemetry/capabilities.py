@@ -260,6 +260,7 @@ RECORDS: Mapping[str, Rule] = {
         )
     },
     "load": _session,
+    "load_many": _plain,
     "exists": _session,
     "list_session_ids": _plain,
 }

@@ -110,6 +110,20 @@ async def test_segments_round_trip_and_are_per_session(cluster: Any) -> None:
     assert [i.segment_id for i in await a.segments.list(other)] == ["seg-1"]
 
 
+async def test_load_many_reads_the_existing_records_of_many_sessions(cluster: Any) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    sessions = [new_id() for _ in range(4)]
+    for i, session in enumerate(sessions[:3]):
+        await a.records.merge_transcript(session, f"transcript {i}", 1)
+    loaded = await b.records.load_many([sessions[2], sessions[3], sessions[0], sessions[2]])  # one missing
+    assert sorted(loaded) == sorted([sessions[0], sessions[2]])
+    assert loaded[sessions[0]] == await b.records.load(sessions[0])
+    assert loaded[sessions[2]].transcript == "transcript 2"
+    assert await b.records.load_many([]) == {}
+    with pytest.raises(InvalidArgumentError, match="session_ids"):
+        await b.records.load_many(sessions[0])
+
+
 async def test_get_many_reads_the_asked_segments_of_one_session_in_the_asked_order(cluster: Any) -> None:
     a, b = await cluster.node("node-a"), await cluster.node("node-b")
     session, other = new_id(), new_id()
