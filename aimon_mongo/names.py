@@ -59,6 +59,9 @@ F_ACQUIRED_AT: Final = "acquiredAt"
 F_CONVERSATION_ID: Final = "conversationId"
 F_PRIORITY: Final = "priority"
 F_DELIVERED_AT: Final = "deliveredAt"
+F_CLAIM_TOKEN: Final = "claimToken"  # ours (additive): the token of the claim that last handed an entry out
+F_CLAIM_ATTEMPTS: Final = "claimAttempts"  # ours (additive): how many claims handed the entry out
+F_CLAIMED_AT: Final = "claimedAt"  # ours (additive): server time of the last hand-out
 F_PAYLOAD: Final = "payload"
 F_INPUT_HASH: Final = "inputHash"
 F_STATUS: Final = "status"
@@ -180,6 +183,15 @@ TOTALS_COMPLETION_TOKENS: Final = "completionTokens"
 TOTALS_TOTAL_TOKENS: Final = "totalTokens"
 TOTALS_REASONING_TOKENS: Final = "reasoningTokens"
 
+# --- Session host signals (aimon_mongo.host; ours, additive) ---
+# The host-wide channel: a session id no conversation uses, on which hosts tell each other which sessions
+# wait for a holder (YIELD on drain and hand-over, MESSAGE_ENQUEUED from a client when nobody holds the
+# session). Payload keys of the host's signals (session channel and host channel).
+HOST_SIGNAL_SESSION: Final = "_aimon_hosts"
+HOST_PAYLOAD_SESSIONS: Final = "sessions"
+HOST_PAYLOAD_ENTRY_ID: Final = "entryId"
+HOST_PAYLOAD_PRIORITY: Final = "priority"
+
 # --- Background task (Redis JSON value) ---
 # Frozen: "contextId" holds the agent runtime id.
 TASK_TASK_ID: Final = "taskId"
@@ -210,6 +222,7 @@ REDIS_CONTROL_SEGMENT: Final = "control"  # <conv>:control:<id>
 REDIS_EVENTS_SEGMENT: Final = "events"  # <conv>:events:<id>
 REDIS_STREAM_FIELD: Final = "p"  # the single stream-entry field holding the envelope JSON
 REDIS_QUARANTINE_SUFFIX: Final = "quarantine"  # ours: <inbox>:<id>:quarantine
+REDIS_CLAIMS_SUFFIX: Final = "claims"  # ours: hash <inbox>:<id>:claims, "<tier>:<stream id>" -> "<token>:<attempts>"
 REDIS_INDEX_SUFFIX: Final = "index"
 REDIS_SEGMENT_DATA_SUFFIX: Final = "data"
 REDIS_SEGMENT_CREATED_SUFFIX: Final = "created"

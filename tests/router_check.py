@@ -39,6 +39,7 @@ SCATTER_ALLOWED = frozenset(
         "MongoTaskDriver.list",  # operator listing of tasks, pages of SCAN_PAGE by _id
         "MongoIdempotencyDriver.stale_candidates",  # recovery sweep (find_stale_in_flight), `limit` per call
         "MongoSegmentDriver.scan_sessions",  # GC sweep, `limit` per page
+        "MongoInboxDriver.sessions_with_entries",  # adoption scan of a session host, pages of SESSION_SCAN_PAGE
     }
 )
 """The library functions allowed to read every shard: operator commands and sweeps, each paginated."""

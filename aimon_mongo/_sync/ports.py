@@ -24,12 +24,14 @@ from pydantic import JsonValue
 from aimon_mongo.exported import exported_from
 from aimon_mongo.model import (
     BackgroundTask,
+    ClaimedBatch,
     CollectedBatch,
     IdempotencyEntry,
     InboundMessage,
     Lease,
     Priority,
     PutResult,
+    SessionPage,
     SessionSignal,
     TaskQuery,
     TaskState,
@@ -50,7 +52,8 @@ SignalHandler = Callable[[SessionSignal], None]
 @exported_from("aimon_mongo.ports")
 @runtime_checkable
 class SessionInbox(Protocol):
-    """Cross-node mailbox per session: at-most-once, priority then FIFO by store time.
+    """Cross-node mailbox per session, priority then FIFO by store time: at-most-once with :meth:`collect`,
+    at-least-once with :meth:`claim` and :meth:`acknowledge` under a lease's fencing token.
 
     ``batch_limit`` declares the most entries one ``collect`` returns (``None``: no bound).
     """
@@ -104,6 +107,40 @@ class SessionInbox(Protocol):
 
     def delete_quarantined(self, quarantine_id: str) -> bool:
         """Remove one quarantined entry; False if it was not there."""
+        ...
+
+    def claim(
+        self,
+        session_id: str,
+        fencing_token: int,
+        *,
+        max_priority: Priority = Priority.LATER,
+        max_attempts: int = 5,
+    ) -> ClaimedBatch:
+        """Hand out, under the holder's ``fencing_token``, up to 64 of the session's entries with priority
+        ordinal ``<= max_priority``, ordered by priority then delivery order, that are unclaimed, claimed
+        under a lower token (their holder was superseded) or claimed under this same token (the holder
+        claims again after a failed turn). Entries claimed under a higher token are skipped. Each hand-out
+        records the token on the entry and counts one more attempt (``ClaimedBatch.attempts``, 1 = first
+        hand-out); claimed entries stay stored until :meth:`acknowledge`. An entry already handed out
+        ``max_attempts`` times is not handed out but moved to the quarantine with the reason "handed out N
+        times" (its id in ``ClaimedBatch.quarantined``); an entry that cannot be decoded is reported in
+        ``unreadable`` and quarantined, as by :meth:`collect`."""
+        ...
+
+    def acknowledge(self, session_id: str, fencing_token: int, entry_ids: Sequence[str]) -> int:
+        """Remove the named entries where they are still claimed under exactly ``fencing_token``; returns the
+        count removed (an acknowledgement under a superseded token removes nothing)."""
+        ...
+
+    def sessions_with_entries(self, after: str | None = None, limit: int = 256) -> SessionPage:
+        """One page of the session ids, ascending, ``> after``, that have waiting or claimed entries: a
+        store-wide listing for adoption scans (a periodic scatter on a sharded cluster, never a hot path)."""
+        ...
+
+    def quarantine_entries(self, session_id: str, entry_ids: Sequence[str], reason: str) -> int:
+        """Move the named, readable entries of the session (claimed or not) to the quarantine with
+        ``reason`` (the poison path); returns the count moved. They replay with :meth:`replay_quarantined`."""
         ...
 
 

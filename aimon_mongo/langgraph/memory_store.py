@@ -2,7 +2,9 @@
 
 Both saver flavours (``AsyncAimonMemoryCheckpointSaver`` and ``AimonMemoryCheckpointSaver``) run on a
 :class:`CheckpointMemoryStore`; savers sharing one store behave like nodes sharing a database. ``clock``
-is the store's own clock and decides retention, as ``$$NOW`` does on MongoDB.
+is the store's own clock and decides retention, as ``$$NOW`` does on MongoDB. ``lease_storage`` holds the
+thread leases of write ownership for the savers on this store that are given no lease store (as the
+MongoDB saver's default lease store is in the same database).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from aimon_mongo.langgraph.records import (
     ThreadInfo,
     merge_writes,
 )
+from aimon_mongo.memory.storage import MemoryStorage
 
 Touch = Any  # aimon_mongo._async.langgraph.driver.Touch (same fields in both flavours)
 
@@ -42,6 +45,7 @@ class CheckpointMemoryStore:
 
     def __init__(self, clock: Clock | None = None) -> None:
         self.clock: Clock = clock or system_clock
+        self.lease_storage = MemoryStorage(self.clock)
         self._lock = threading.Lock()
         self._checkpoints: dict[tuple[str, str], dict[str, CheckpointRecord]] = {}
         self._orphan_writes: dict[tuple[str, str, str], tuple[PendingWriteRecord, ...]] = {}
@@ -109,10 +113,12 @@ class CheckpointMemoryStore:
         with self._lock:
             self._touch(thread_id, touch, set())
 
-    def raise_fence(self, thread_id: str, token: int) -> None:
+    def claim_fence(self, thread_id: str, floor: int) -> int:
+        """The thread's next fencing token, ``max(fence + 1, floor)`` (no fence: 0), stored as its fence."""
         with self._lock:
             state = self._threads.setdefault(thread_id, _Thread())
-            state.fence = token if state.fence is None else max(state.fence, token)
+            state.fence = max((state.fence or 0) + 1, floor)
+            return state.fence
 
     def fence(self, thread_id: str) -> int | None:
         with self._lock:

@@ -31,7 +31,7 @@ class MemoryStorage:
     ) -> None:
         self.clock: Clock = clock or system_clock
         lock = threading.Lock()
-        self.inbox = InboxTable(lock)
+        self.inbox = InboxTable(lock, self.clock)
         self.leases = LeaseTable(lock, self.clock)
         self.signals = SignalHub(lock)
         self.idempotency = IdempotencyTable(lock, self.clock, done_ttl)

@@ -1,6 +1,6 @@
 """Value types shared by every backend (pydantic v2, frozen, snake_case attributes)."""
 
-from aimon_mongo.model.batch import CollectedBatch, UnreadableEntry
+from aimon_mongo.model.batch import ClaimedBatch, CollectedBatch, SessionPage, UnreadableEntry
 from aimon_mongo.model.idempotency import (
     CompletionReason,
     IdempotencyEntry,
@@ -31,6 +31,7 @@ __all__ = [
     "TERMINAL_STATES",
     "AudioInput",
     "BackgroundTask",
+    "ClaimedBatch",
     "CollectedBatch",
     "CompletionReason",
     "FileInput",
@@ -46,6 +47,7 @@ __all__ = [
     "Priority",
     "PutOutcome",
     "PutResult",
+    "SessionPage",
     "SessionSignal",
     "SignalKind",
     "SubmitOptions",

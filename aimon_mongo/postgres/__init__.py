@@ -1,8 +1,9 @@
 """PostgreSQL backend of the session stores (psycopg 3; async source in ``_async/``, sync twin generated).
 
 Schema: ``sql/V1__init.sql`` and ``sql/V2__session_log_segment.sql`` (the reference's DDL) plus our
-additive ``sql/V3__aimon_additions.sql`` onwards (``V4`` indexes, ``V5`` the token floor), applied by
-:func:`ensure_schema` only when asked. Retention: :meth:`PostgresSessionBackends.sweep` (:class:`SweepReport`).
+additive ``sql/V3__aimon_additions.sql`` onwards (``V4`` indexes, ``V5`` the token floor, ``V6`` the inbox
+claim columns), applied by :func:`ensure_schema` only when asked. Retention:
+:meth:`PostgresSessionBackends.sweep` (:class:`SweepReport`).
 Each store alone (``AsyncPostgresSessionInbox(pool, schema)`` …) is a factory returning the service over this
 backend's driver; the lease, idempotency and signal stores are classes with the retention sweeps; the
 drivers (``AsyncPostgresLeaseDriver`` …) are exported too (see :mod:`aimon_mongo.services`).

@@ -5,6 +5,7 @@ key itself. Default layout (reference §4.1; the prefixes' inconsistency with ea
 
     aimon:inbox:<id>:NOW|NEXT|LATER           inbox streams, field "p" = envelope JSON
     aimon:inbox:<id>:quarantine               ours: stream of entries that could not be decoded
+    aimon:inbox:<id>:claims                   ours: claimed entries, "<tier>:<stream id>" -> "<token>:<attempts>"
     aimon:conv:lock:<id>                      lease, "<holder>:<token>" with PX
     aimon:conv:lock:fence:<id>                fencing counter (max(counter + 1, TIME ms x 1024), never expires)
     aimon:conv:control:<id>                   pub/sub: INTERRUPT EVICT YIELD MESSAGE_ENQUEUED TURN_RESULT
@@ -24,7 +25,7 @@ nodes: reference nodes cannot read it) writes every session-scoped id as the has
 frozen segment keys already carry, so all keys of one session share a Redis Cluster slot and every
 multi-key script touches one slot; background tasks share the tag ``{tasks}`` with their index set::
 
-    aimon:inbox:{s:<id>}:NOW|NEXT|LATER|quarantine
+    aimon:inbox:{s:<id>}:NOW|NEXT|LATER|quarantine|claims
     aimon:conv:lock:{s:<id>}   aimon:conv:lock:fence:{s:<id>}
     aimon:conv:control:{s:<id>}   aimon:conv:events:{s:<id>}      (sharded pub/sub channels)
     aimon:session:record:{s:<id>}
@@ -128,6 +129,18 @@ class RedisKeys:
 
     def quarantine(self, session_id: str) -> str:
         return f"{self.prefixes.inbox}:{self._sid(session_id)}:{n.REDIS_QUARANTINE_SUFFIX}"
+
+    def claims(self, session_id: str) -> str:
+        """The hash of the session's claimed entries (acknowledged delivery); one slot with its streams."""
+        return f"{self.prefixes.inbox}:{self._sid(session_id)}:{n.REDIS_CLAIMS_SUFFIX}"
+
+    def session_of_tier_stream(self, key: str) -> str | None:
+        """The session of a tier stream key, or ``None`` for a key of another form."""
+        for priority in Priority:
+            found = _between(key, f"{self.prefixes.inbox}:{self._open}", f"{self._close}:{priority.name}")
+            if found is not None:
+                return found
+        return None
 
     def quarantine_pattern(self) -> str:
         return f"{glob_escape(self.prefixes.inbox)}:{self._open}*{self._close}:{n.REDIS_QUARANTINE_SUFFIX}"

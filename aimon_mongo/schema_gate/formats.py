@@ -13,6 +13,7 @@ from typing import Final
 _INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.(?:\d{3}|\d{6}|\d{9}))?Z\Z")
 _BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\Z")
 _HOLDER_TOKEN = re.compile(r"[^:]+:[1-9][0-9]*\Z")
+_TOKEN_ATTEMPTS = re.compile(r"[1-9][0-9]*:[1-9][0-9]*\Z")
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}\Z")
 _SHA256_CONTENT_HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
 
@@ -25,6 +26,10 @@ FORMATS: Final[dict[str, tuple[str, Callable[[str], bool]]]] = {
     "holder-token": (
         '"<holderId>:<fencingToken>" (holder id without ":")',
         lambda s: _HOLDER_TOKEN.match(s) is not None,
+    ),
+    "token-attempts": (
+        '"<fencingToken>:<attempts>" (two positive decimal integers)',
+        lambda s: _TOKEN_ATTEMPTS.match(s) is not None,
     ),
     "sha256-hex": ("lowercase hex SHA-256 (64 characters)", lambda s: _SHA256_HEX.match(s) is not None),
     "sha256-content-hash": (

@@ -16,9 +16,12 @@ from aimon_mongo.stored.declare import (
     BsonDate,
     Family,
     Instant,
+    Int32,
+    Int64,
     Jsonb,
     JsonText,
     PgBigint,
+    PgInteger,
     PgText,
     PgTimestamptz,
     body,
@@ -62,7 +65,9 @@ class RedisInboxStreamEntry(TypedDict):
 
 @root("postgres.inbox.row", FAMILY)
 class PostgresInboxRow(TypedDict):
-    """A row of ``conversation_inbox``."""
+    """A row of ``conversation_inbox``. The ``claim_*`` columns are ours (``V6``, additive; absent before it):
+    the token of the claim that last handed the row out (NULL: never claimed), how many claims did, and
+    when the last one did."""
 
     id: PgBigint
     conversation_id: PgText
@@ -70,6 +75,9 @@ class PostgresInboxRow(TypedDict):
     priority: PriorityOrdinal
     payload: Annotated[object, Jsonb(InboxEnvelopeJson)]
     delivered_at: PgTimestamptz
+    claim_token: NotRequired[PgBigint | None]
+    claim_attempts: NotRequired[PgInteger]
+    claimed_at: NotRequired[PgTimestamptz | None]
 
 
 @root("mongo.inbox.payload", FAMILY)
@@ -91,13 +99,18 @@ class MongoInboxPayload(TypedDict):
 
 @root("mongo.inbox.document", FAMILY)
 class MongoInboxDocument(TypedDict):
-    """A document of ``conversation_inbox``; the top-level ``deliveredAt`` is server time (FIFO order)."""
+    """A document of ``conversation_inbox``; the top-level ``deliveredAt`` is server time (FIFO order). The
+    ``claim*`` fields are ours (additive, written by ``claim`` only): the token of the claim that last
+    handed the entry out, how many claims did, and the server time of the last one."""
 
     _id: ObjectId
     conversationId: str
     priority: PriorityOrdinal
     deliveredAt: BsonDate
     payload: MongoInboxPayload
+    claimToken: NotRequired[Int64]
+    claimAttempts: NotRequired[Int32]
+    claimedAt: NotRequired[BsonDate]
 
 
 @root("mongo.inbox.quarantine-document", FAMILY)

@@ -3,15 +3,15 @@
 The Redis forms of the shared codecs (envelope, lease stamp, idempotency value, task value, signal) are
 declared in their families' modules; this module declares what only the Redis backend writes: the
 session-record hash and its write fence, the two segment hashes, the fencing counter of the lease and
-the quarantine stream of the inbox. Redis hash fields and String values are bytes on the wire; text is
-declared as ``str``.
+the quarantine stream and the claims hash of the inbox. Redis hash fields and String values are bytes on
+the wire; text is declared as ``str``.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Final, NotRequired, TypedDict
 
-from aimon_mongo.stored.declare import Instant, JsonText, StoredRoot, root
+from aimon_mongo.stored.declare import Format, Instant, JsonText, StoredRoot, root
 
 from .inbox import FAMILY as INBOX
 from .lease import FAMILY as LEASE
@@ -71,3 +71,11 @@ class RedisInboxQuarantineEntry(TypedDict):
     p: str | bytes
     entryId: str
     error: str
+
+
+REDIS_INBOX_CLAIMS: Final = StoredRoot(
+    "redis.inbox.claims-hash", INBOX, dict[str, Annotated[str, Format("token-attempts")]]
+)
+"""Ours: the hash ``aimon:inbox:<id>:claims`` of a session's claimed entries (acknowledged delivery): field
+``<tier>:<stream id>`` (``NOW:1767225600000-0``), value ``<fencing token>:<attempts>``. Stream entries are
+never changed, so a build that knows no claims reads and removes claimed entries as any other."""

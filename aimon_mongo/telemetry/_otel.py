@@ -48,6 +48,8 @@ class Instruments:
     stale_token_refusals: Any
     vfs_bytes_written: Any
     vfs_bytes_read: Any
+    host_turns: Any
+    host_adoption_time: Any
 
 
 _found: list[bool] = []
@@ -153,6 +155,14 @@ def instruments() -> Instruments | None:
         ),
         vfs_bytes_written=meter.create_counter("aimon.vfs.bytes_written", unit="By", description="Bytes written."),
         vfs_bytes_read=meter.create_counter("aimon.vfs.bytes_read", unit="By", description="Bytes read."),
+        host_turns=meter.create_counter(
+            "aimon.host.turns", unit="{turn}", description="Turns a session host ran, by outcome."
+        ),
+        host_adoption_time=meter.create_histogram(
+            "aimon.host.adoption_time",
+            unit="s",
+            description="From a host noticing a session without a holder to the first turn it ran under its lease.",
+        ),
     )
     _made.append(made)
     return made

@@ -6,8 +6,8 @@ The services and the virtual filesystem apply these rules natively (:func:`trace
 stores through :func:`aimon_mongo.telemetry.instrument_store`.
 
 Attributes: ``aimon.session_id``, ``aimon.priority``, ``aimon.batch_size``, ``aimon.unreadable``,
-``aimon.fencing_token``, ``aimon.bytes``, ``aimon.outcome``, ``error.type``. Never a payload, a signal's
-payload, a file's content or an error message.
+``aimon.fencing_token``, ``aimon.bytes``, ``aimon.attempt``, ``aimon.interrupted``, ``aimon.adopted_after_ms``,
+``aimon.outcome``, ``error.type``. Never a payload, a signal's payload, a file's content or an error message.
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ BATCH = "aimon.batch_size"
 UNREADABLE = "aimon.unreadable"
 TOKEN = "aimon.fencing_token"
 BYTES = "aimon.bytes"
+ATTEMPT = "aimon.attempt"
+INTERRUPTED = "aimon.interrupted"
+ADOPTED_AFTER_MS = "aimon.adopted_after_ms"
 
 
 @reads()
@@ -130,6 +133,50 @@ def _list_quarantined(call: Call) -> None:
         call.set(BATCH, len(call.result))
 
 
+@reads("session_id", "fencing_token")
+def _claim(call: Call) -> None:
+    """As collect, with the token; entries moved to the quarantine (unreadable or handed out too often) are
+    counted as quarantined."""
+    call.set(SESSION, call.arg("session_id"))
+    call.set(TOKEN, call.arg("fencing_token"))
+    batch = call.result
+    if batch is None:
+        return
+    if batch.messages:
+        call.set(PRIORITY, min(message.priority for message in batch.messages).name)
+    messages, unreadable = len(batch.messages), len(batch.unreadable)
+    call.set(BATCH, messages + unreadable)
+    call.set(UNREADABLE, unreadable)
+    if messages + unreadable == 0:
+        call.attributes[OUTCOME] = "empty"
+    if unreadable + len(batch.quarantined):
+        call.instruments.quarantined.add(unreadable + len(batch.quarantined))
+
+
+@reads("session_id", "fencing_token")
+def _acknowledge(call: Call) -> None:
+    """The session, the token and how many entries the acknowledgement removed."""
+    call.set(SESSION, call.arg("session_id"))
+    call.set(TOKEN, call.arg("fencing_token"))
+    if call.result is not None:
+        call.set(BATCH, call.result)
+
+
+@reads("session_id")
+def _quarantine_entries(call: Call) -> None:
+    call.set(SESSION, call.arg("session_id"))
+    if call.result is not None:
+        call.set(BATCH, call.result)
+        if call.result:
+            call.instruments.quarantined.add(call.result)
+
+
+@reads()
+def _sessions_with_entries(call: Call) -> None:
+    if call.result is not None:
+        call.set(BATCH, len(call.result.session_ids))
+
+
 INBOX: Mapping[str, Rule] = {
     "deliver": _deliver,
     "deliver_many": _deliver_many,
@@ -140,6 +187,10 @@ INBOX: Mapping[str, Rule] = {
     "list_quarantined": _list_quarantined,
     "replay_quarantined": _replay,
     "delete_quarantined": _plain,
+    "claim": _claim,
+    "acknowledge": _acknowledge,
+    "quarantine_entries": _quarantine_entries,
+    "sessions_with_entries": _sessions_with_entries,
 }
 
 # --- leases -------------------------------------------------------------------------------------------
@@ -386,6 +437,33 @@ SNAPSHOTS: Mapping[str, Rule] = {"save": _snapshot_save, "load": _found, "evict"
 TASK_OUTPUT: Mapping[str, Rule] = {"append": _output_append, "read": _plain, "length": _plain, "evict": _plain}
 TASK_RESULTS: Mapping[str, Rule] = {"save": _plain, "load": _found, "evict": _plain}
 
+# --- session host --------------------------------------------------------------------------------------
+
+
+@reads("turn", "adopted_after")
+def _turn(call: Call) -> None:
+    """One turn of :mod:`aimon_mongo.host`: session, token, attempt, batch size, whether it was interrupted,
+    its outcome (``acknowledged``, ``failed``, ``cancelled``) and, on a session's first turn after its
+    adoption, the time to adopt."""
+    turn = call.arg("turn")
+    call.set(SESSION, getattr(turn, "session_id", None))
+    call.set(TOKEN, getattr(turn, "fencing_token", None))
+    call.set(ATTEMPT, getattr(turn, "attempt", None))
+    call.set(BATCH, len(getattr(turn, "messages", ())))
+    interrupted = getattr(turn, "interrupted", None)
+    if interrupted is not None:
+        call.set(INTERRUPTED, interrupted.is_set())
+    if isinstance(call.result, str):
+        call.attributes[OUTCOME] = call.result
+    call.instruments.host_turns.add(1, {OUTCOME: call.outcome})
+    adopted_after = call.arg("adopted_after")
+    if isinstance(adopted_after, float | int):
+        call.set(ADOPTED_AFTER_MS, int(adopted_after * 1000))
+        call.instruments.host_adoption_time.record(float(adopted_after))
+
+
+HOST: Mapping[str, Rule] = {"run_turn": _turn}
+
 STORES: Mapping[str, Mapping[str, Rule]] = {
     "snapshots": SNAPSHOTS,
     "task_output": TASK_OUTPUT,
@@ -404,8 +482,9 @@ BUNDLE_STORES: Mapping[str, Mapping[str, Rule]] = {
 }
 """The bundle's stores (property names of ``SessionBackends``) and their rules."""
 
-NATIVE: Mapping[str, Mapping[str, Rule]] = {**BUNDLE_STORES, "vfs": FILESYSTEM}
-"""The capabilities whose classes record natively (:func:`traced`): the services and the filesystem."""
+NATIVE: Mapping[str, Mapping[str, Rule]] = {**BUNDLE_STORES, "vfs": FILESYSTEM, "host": HOST}
+"""The capabilities whose classes record natively (:func:`traced`): the services, the filesystem and the
+session host."""
 
 
 def instrument(cls: type, capability: str) -> None:

@@ -1,6 +1,7 @@
 """The inbox drivers' primitives, on every backend family: concurrent takers never share an entry, a take
 keeps to its ceiling, a take that quarantines in its transaction loses nothing when that transaction fails,
-and a quarantined entry restored by two replays at once comes back once."""
+a quarantined entry restored by two replays at once comes back once, and concurrent claims count every
+hand-out once."""
 
 from __future__ import annotations
 
@@ -137,3 +138,28 @@ async def test_two_replays_at_once_restore_a_quarantined_entry_once(cluster: Any
     assert _ids(a, session, back) == [new_id_]
     assert await driver.find_quarantined(kept.id) is None
     assert await driver.delete_quarantined(kept.id) is False
+
+
+async def test_concurrent_claims_count_every_hand_out_once(cluster: Any) -> None:
+    """Eight claimers (tokens 101..108 on four nodes) at once: the hand-outs of one entry are serialised, so
+    the attempt numbers they report are exactly 1..k — none lost to a race, none counted twice — and the
+    entry ends claimed under one token (acknowledged once)."""
+    nodes = [await cluster.node(f"node-{i}") for i in range(4)]
+    session = new_id()
+    turns = [f"t-{i:02d}" for i in range(30)]
+    await _append(nodes[0], session, [(turn, list(Priority)[i % 3]) for i, turn in enumerate(turns)])
+    handed: dict[str, list[int]] = {turn: [] for turn in turns}
+
+    async def claimer(token: int) -> None:
+        node = nodes[token % 4]
+        claimed = await driver_of(node.inbox).claim(session, token, Priority.LATER, 64, 1000)
+        for raw, attempts in claimed.handed:
+            handed[_pure(node.inbox).decode(raw, session).turn_id or ""].append(attempts)
+
+    await asyncio.gather(*(claimer(token) for token in range(101, 109)))
+    assert all(sorted(counts) == list(range(1, len(counts) + 1)) for counts in handed.values()), handed
+    assert all(handed.values())  # the first claim to reach an entry always hands it out
+    ids = await driver_of(nodes[0].inbox).peek(session, 64)
+    entry_ids = _ids(nodes[0], session, ids)
+    removed = [await driver_of(nodes[0].inbox).acknowledge(session, token, entry_ids) for token in range(101, 109)]
+    assert sum(removed) == len(turns) and await driver_of(nodes[0].inbox).is_empty(session)

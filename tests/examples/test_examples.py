@@ -30,6 +30,11 @@ EXPECTED = {
         "  human: Hi, I am Ada.",
         "  ai: Noted: a trip to Lisbon.",
     ],
+    "host_two_nodes.py": [
+        "node-a drained; node-b holds",
+        "12 messages sent, 12 handled, 0 twice",
+        "after the drain every session runs on node-b: True",
+    ],
     "browse_snapshots.py": ["2 snapshot(s)", "=== task-research-1 ===", "-> tool call list_files", "#0 USER"],
     "two_nodes_inbox.py": [
         "node-b woke up on MESSAGE_ENQUEUED",

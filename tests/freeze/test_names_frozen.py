@@ -58,6 +58,9 @@ def test_mongodb_document_keys() -> None:
     assert names.F_CONVERSATION_ID == "conversationId"
     assert names.F_PRIORITY == "priority"
     assert names.F_DELIVERED_AT == "deliveredAt"
+    assert names.F_CLAIM_TOKEN == "claimToken"
+    assert names.F_CLAIM_ATTEMPTS == "claimAttempts"
+    assert names.F_CLAIMED_AT == "claimedAt"
     assert names.F_PAYLOAD == "payload"
     assert names.F_INPUT_HASH == "inputHash"
     assert names.F_STATUS == "status"
@@ -197,6 +200,14 @@ def test_session_totals_keys() -> None:
     assert names.TOTALS_REASONING_TOKENS == "reasoningTokens"
 
 
+def test_session_host_signals() -> None:
+    """The host channel (a signal session id) and the payload keys of the host's signals."""
+    assert names.HOST_SIGNAL_SESSION == "_aimon_hosts"
+    assert names.HOST_PAYLOAD_SESSIONS == "sessions"
+    assert names.HOST_PAYLOAD_ENTRY_ID == "entryId"
+    assert names.HOST_PAYLOAD_PRIORITY == "priority"
+
+
 def test_redis_keys_prefixes_and_channels() -> None:
     """Redis keys, prefixes and channels."""
     assert names.REDIS_INBOX_PREFIX == "aimon:inbox"
@@ -212,6 +223,7 @@ def test_redis_keys_prefixes_and_channels() -> None:
     assert names.REDIS_EVENTS_SEGMENT == "events"
     assert names.REDIS_STREAM_FIELD == "p"
     assert names.REDIS_QUARANTINE_SUFFIX == "quarantine"
+    assert names.REDIS_CLAIMS_SUFFIX == "claims"
     assert names.REDIS_INDEX_SUFFIX == "index"
     assert names.REDIS_SEGMENT_DATA_SUFFIX == "data"
     assert names.REDIS_SEGMENT_CREATED_SUFFIX == "created"

@@ -142,6 +142,18 @@ def test_v4_adds_indexes_only() -> None:
     assert _statements(_sql("V4__scale_indexes.sql")) == V4_STATEMENTS
 
 
+V6_STATEMENTS = [
+    "alter table conversation_inbox add column if not exists claim_token bigint",
+    "alter table conversation_inbox add column if not exists claim_attempts integer not null default 0",
+    "alter table conversation_inbox add column if not exists claimed_at timestamptz",
+]
+
+
+def test_v6_adds_nullable_or_defaulted_inbox_columns_only() -> None:
+    """Additive: a reference node's inserts (which name none of them) and its collect keep working."""
+    assert _statements(_sql("V6__inbox_claims.sql")) == V6_STATEMENTS
+
+
 def test_v5_token_floor_row_and_trigger(pg_schema: str, pg_conn: psycopg.Connection[Any]) -> None:
     """The floor table holds its one row from the start, and the trigger guards every counter insert."""
     assert pg_conn.execute(f'SELECT id, highest_swept FROM "{pg_schema}".aimon_token_floor').fetchall() == [(True, 0)]
@@ -196,6 +208,9 @@ LIVE_COLUMNS = {
         ("priority", "smallint", "NO", None),
         ("payload", "jsonb", "NO", None),
         ("delivered_at", TS, "NO", "now()"),
+        ("claim_token", "bigint", "YES", None),
+        ("claim_attempts", "integer", "NO", "0"),
+        ("claimed_at", TS, "YES", None),
     ],
     "idempotency_entry": [
         ("key", "text", "NO", None),
@@ -334,4 +349,5 @@ def test_ensure_schema_records_versions_and_is_idempotent(
         (3, "aimon_additions"),
         (4, "scale_indexes"),
         (5, "token_floor"),
+        (6, "inbox_claims"),
     ]

@@ -108,7 +108,7 @@ def test_stores_never_create_tables_and_ensure_schema_does(postgres_dsn: str) ->
                 SessionInboxError, match=r"\[42P01\] .* \(the schema's tables are missing: run ensure_schema"
             ):
                 node.inbox.is_empty("s-1")
-            assert node.ensure_schema() == [1, 2, 3, 4, 5]
+            assert node.ensure_schema() == [1, 2, 3, 4, 5, 6]
             assert node.ensure_schema() == []
             assert node.inbox.is_empty("s-1")
     finally:
@@ -121,7 +121,7 @@ async def test_concurrent_ensure_schema_applies_each_version_once(postgres_dsn: 
     schema = new_schema_name()
     try:
         results = await asyncio.gather(*(ensure_schema_async(postgres_dsn, schema) for _ in range(4)))
-        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5]]
+        assert sorted(results) == [[], [], [], [1, 2, 3, 4, 5, 6]]
     finally:
         drop_schema(postgres_dsn, schema)
 
@@ -137,7 +137,7 @@ def test_schema_names_must_be_plain_identifiers(postgres_dsn: str, schema: str) 
 def test_quoted_schema_identifier_with_upper_case(postgres_dsn: str) -> None:
     schema = "T_" + new_schema_name()[2:].upper()
     try:
-        assert ensure_schema(postgres_dsn, schema) == [1, 2, 3, 4, 5]
+        assert ensure_schema(postgres_dsn, schema) == [1, 2, 3, 4, 5, 6]
         with PostgresSessionBackends(postgres_dsn, "node-a", schema=schema) as node:
             node.inbox.deliver(message("s-1"))
             assert len(node.inbox.collect("s-1").messages) == 1

@@ -65,6 +65,7 @@ def test_cluster_layout_key_literals() -> None:
         "aimon:inbox:{s:s-1}:LATER",
     ]
     assert keys.quarantine("s-1") == "aimon:inbox:{s:s-1}:quarantine"
+    assert keys.claims("s-1") == "aimon:inbox:{s:s-1}:claims"
     assert keys.lock("s-1") == "aimon:conv:lock:{s:s-1}"
     assert keys.lock_fence("s-1") == "aimon:conv:lock:fence:{s:s-1}"
     assert keys.control_channel("s-1") == "aimon:conv:control:{s:s-1}"

@@ -12,6 +12,7 @@ import asyncio
 import json
 import operator
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
@@ -40,16 +41,19 @@ def act(state: State) -> dict[str, Any]:
     return {"steps": ["act" if state["approved"] else "skip"]}
 
 
-def build() -> StateGraph[State]:
-    graph = StateGraph(State)
-    graph.add_node("plan", plan)
-    graph.add_node("ask", ask)
-    graph.add_node("act", act)
-    graph.add_edge(START, "plan")
-    graph.add_edge("plan", "ask")
-    graph.add_edge("ask", "act")
-    graph.add_edge("act", END)
+def in_line(graph: StateGraph[Any], *nodes: tuple[str, Callable[..., dict[str, Any]]]) -> StateGraph[Any]:
+    """``graph`` with ``nodes`` added and run one after the other, START to END."""
+    previous = START
+    for name, node in nodes:
+        graph.add_node(name, node)
+        graph.add_edge(previous, name)
+        previous = name
+    graph.add_edge(previous, END)
     return graph
+
+
+def build() -> StateGraph[State]:
+    return in_line(StateGraph(State), ("plan", plan), ("ask", ask), ("act", act))
 
 
 async def start(uri: str, db: str, thread: str) -> dict[str, Any]:

@@ -261,7 +261,7 @@ async def test_claim_racing_a_fenced_write(changestream_uri: str) -> None:
             racing: list[asyncio.Future[None]] = []
 
             async def claim(thread: str = thread, token: int = token, order: list[str] = order) -> None:
-                await driver.raise_fence(thread, token + 1)
+                await driver.claim_fence(thread, 0)
                 order.append("claimed")
 
             async def write(

@@ -340,6 +340,30 @@ def test_collect_priority_is_the_highest_collected(spans: InMemorySpanExporter) 
     assert "aimon.priority" not in empty and empty["aimon.outcome"] == "empty"
 
 
+def test_claim_and_acknowledge_spans(spans: InMemorySpanExporter) -> None:
+    counted = Metrics()
+    with MemorySessionBackends("node-a") as node:
+        ids = [node.inbox.deliver(message("c-9", p)) for p in (Priority.LATER, Priority.NEXT)]
+        node.inbox.claim("c-9", 3, max_attempts=1)
+        assert node.inbox.acknowledge("c-9", 3, ids[:1]) == 1
+        assert node.inbox.claim("c-9", 4, max_attempts=1).quarantined == ids[1:]
+        extra = node.inbox.deliver(message("c-9", Priority.NOW))
+        assert node.inbox.quarantine_entries("c-9", [extra], "poison") == 1
+        assert node.inbox.sessions_with_entries().session_ids == []
+    first, exhausted = (dict(s.attributes or {}) for s in named(spans, "aimon.inbox.claim"))
+    assert (first["aimon.session_id"], first["aimon.fencing_token"], first["aimon.batch_size"]) == ("c-9", 3, 2)
+    assert first["aimon.priority"] == "NEXT" and first["aimon.unreadable"] == 0
+    assert exhausted["aimon.outcome"] == "empty" and exhausted["aimon.batch_size"] == 0
+    (ack,) = (dict(s.attributes or {}) for s in named(spans, "aimon.inbox.acknowledge"))
+    assert (ack["aimon.fencing_token"], ack["aimon.batch_size"]) == (3, 1)
+    (moved,) = (dict(s.attributes or {}) for s in named(spans, "aimon.inbox.quarantine_entries"))
+    assert moved["aimon.batch_size"] == 1
+    (listed,) = (dict(s.attributes or {}) for s in named(spans, "aimon.inbox.sessions_with_entries"))
+    assert listed["aimon.batch_size"] == 0
+    assert counted.added("aimon.inbox.quarantined") == 2  # one handed out too often, one moved on request
+    no_payload(spans)
+
+
 def test_wrapping_is_a_no_op_alias_and_no_span_is_recorded_twice(spans: InMemorySpanExporter) -> None:
     with MemorySessionBackends("node-a") as bundle, MemoryFileSystem() as fs:
         assert telemetry.instrument_backends(bundle) is bundle
@@ -482,3 +506,41 @@ def test_a_third_party_store_the_rules_cannot_read_runs_unrecorded(
     store.append("x")
     assert "Odd: not instrumented" in caplog.text and "'chunk'" in caplog.text
     assert named(spans, "aimon.task_output.append") == []
+
+
+async def test_the_host_records_a_span_and_metrics_per_turn(spans: InMemorySpanExporter) -> None:
+    """A turn of the session host (aimon_mongo.host): one span with session, token, attempt, batch size, outcome
+    and, on the first turn after adoption, the time to adopt; the turn and adoption metrics; never a payload."""
+    import asyncio
+
+    from aimon_mongo.host import AsyncSessionHost, Turn
+    from aimon_mongo.memory import MemoryStorage
+
+    node = AsyncMemorySessionBackends("node-a", MemoryStorage())
+    attempts: list[int] = []
+
+    async def handle(turn: Turn) -> None:
+        attempts.append(turn.attempt)
+        if turn.attempt == 1:
+            raise RuntimeError(SECRET)
+
+    counted = Metrics()
+    async with AsyncSessionHost(node, handler=handle, retry_backoff=timedelta(0)) as host:
+        await host.submit(message("c-host"))
+        await host.submit(message("c-host"))
+        for _ in range(1500):
+            if len(named(spans, "aimon.host.run_turn")) >= 2:
+                break
+            await asyncio.sleep(0.02)
+    failed, done = named(spans, "aimon.host.run_turn")[:2]
+    first, second = dict(failed.attributes or {}), dict(done.attributes or {})
+    assert first["aimon.capability"] == "host" and first["aimon.session_id"] == "c-host"
+    assert (first["aimon.fencing_token"], first["aimon.attempt"], first["aimon.outcome"]) == (1, 1, "failed")
+    assert first["aimon.interrupted"] is False and isinstance(first["aimon.adopted_after_ms"], int)
+    assert first["aimon.batch_size"] >= 1
+    assert (second["aimon.attempt"], second["aimon.outcome"]) == (2, "acknowledged")
+    assert "aimon.adopted_after_ms" not in second  # only the first turn after an adoption
+    assert counted.added("aimon.host.turns", **{"aimon.outcome": "failed"}) == 1
+    assert counted.added("aimon.host.turns", **{"aimon.outcome": "acknowledged"}) >= 1
+    assert counted.added("aimon.host.adoption_time.count") == 1
+    no_payload(spans)

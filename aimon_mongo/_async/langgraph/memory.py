@@ -22,7 +22,6 @@ from aimon_mongo.langgraph.records import (
     StoredValue,
     ThreadInfo,
 )
-from aimon_mongo.memory.storage import MemoryStorage
 
 
 class AsyncMemoryCheckpointDriver:
@@ -99,8 +98,8 @@ class AsyncMemoryCheckpointDriver:
     async def checkpoints_of_runs(self, run_ids: Sequence[str]) -> list[tuple[str, str, str]]:
         return self.store.checkpoints_of_runs(run_ids)
 
-    async def raise_fence(self, thread_id: str, token: int) -> None:
-        self.store.raise_fence(thread_id, token)
+    async def claim_fence(self, thread_id: str, floor: int) -> int:
+        return self.store.claim_fence(thread_id, floor)
 
     async def fence(self, thread_id: str) -> int | None:
         return self.store.fence(thread_id)
@@ -125,8 +124,8 @@ class AsyncAimonMemoryCheckpointSaver(AsyncCheckpointSaverBase):
 
     ``store`` is the shared state (pass one to several savers to simulate nodes sharing a database);
     ``clock`` is the new store's clock when none is given. ``leases`` defaults to an in-memory lease store
-    (of a new :class:`~aimon_mongo.memory.MemoryStorage` on the same clock). Other keyword arguments as
-    for :class:`AsyncCheckpointSaverBase`.
+    on the store's ``lease_storage`` (so savers sharing a store share thread leases too). Other keyword
+    arguments as for :class:`AsyncCheckpointSaverBase`.
     """
 
     def __init__(
@@ -139,6 +138,6 @@ class AsyncAimonMemoryCheckpointSaver(AsyncCheckpointSaverBase):
     ) -> None:
         self.store = store or CheckpointMemoryStore(clock)
         if leases is None:
-            leases = AsyncMemorySessionLeaseStore(MemoryStorage(self.store.clock))
+            leases = AsyncMemorySessionLeaseStore(self.store.lease_storage)
         super().__init__(AsyncMemoryCheckpointDriver(self.store), leases=leases, **options)
         self._elapsed = lambda: self.store.clock().timestamp()  # the store's clock decides, as on a server

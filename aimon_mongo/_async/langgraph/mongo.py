@@ -7,11 +7,11 @@ values introduced by earlier checkpoints that the value cache does not hold.
 Fenced writes (through a writer from ``aclaim_write_ownership``) run in a transaction (the one helper,
 :mod:`aimon_mongo._async.mongo.transactions`) whose first statement is the one fence mechanism
 (:mod:`aimon_mongo._async.mongo.fences`): it updates the thread document only if its ``fencing_token`` is not
-above the writer's token and always modifies it (``write_seq``). A claim raises that same field
-(:func:`~aimon_mongo._async.mongo.fences.raise_fence`) before it returns, so the two writes conflict on one
-document: either the write commits first (it was the owner's) or it sees the raised
-fence and aborts, having written nothing. Transactions need a replica set or a sharded cluster; on a
-server without them the claim itself is refused.
+above the writer's token and always modifies it (``write_seq``). A claim takes the next token in that same
+field (:func:`~aimon_mongo._async.mongo.fences.take_next_token`, ``max(fence + 1, lease token)``) before it
+returns, so the two writes conflict on one document: either the write commits first (it was the owner's)
+or it sees the raised fence and aborts, having written nothing. Transactions need a replica set or a
+sharded cluster; on a server without them the claim itself is refused.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from aimon_mongo import names as n
 from aimon_mongo._async.langgraph.driver import Touch
 from aimon_mongo._async.langgraph.saver import AsyncCheckpointSaverBase
 from aimon_mongo._async.mongo.chunks import AsyncChunkReader, AsyncChunkWriter, MissingChunks
-from aimon_mongo._async.mongo.fences import advance_fence, highest_token, raise_fence
+from aimon_mongo._async.mongo.fences import advance_fence, highest_token, take_next_token
 from aimon_mongo._async.mongo.leases import AsyncMongoSessionLeaseStore
 from aimon_mongo._async.mongo.transactions import TransactionsRefused, run_in_transaction
 from aimon_mongo._async.ports import AsyncSessionLeaseStore
@@ -236,12 +236,19 @@ class AsyncMongoCheckpointDriver:
                 await self._revive_or_refuse(thread_id, touch, set())
             await write(None)
 
-    async def raise_fence(self, thread_id: str, token: int) -> None:
+    async def claim_fence(self, thread_id: str, floor: int) -> int:
+        taken: list[int] = []
+
         async def body(session: AsyncClientSession | None) -> None:
-            await raise_fence(self.threads_collection, thread_id, token, field=n.LG_F_FENCING_TOKEN, session=session)
+            taken[:] = [
+                await take_next_token(
+                    self.threads_collection, thread_id, floor, field=n.LG_F_FENCING_TOKEN, session=session
+                )
+            ]
 
         with failures(CheckpointStoreError, f"write-ownership fence of thread {thread_id!r}"):
             await self._transaction(body)
+        return taken[0]
 
     async def fence(self, thread_id: str) -> int | None:
         with failures(CheckpointStoreError, f"fence read of thread {thread_id!r}"):

@@ -1,13 +1,13 @@
 """The in-memory inbox (async flavour; the sync twin is generated): the inbox service over an
 :class:`~aimon_mongo.memory.inbox_table.InboxTable`. Entries are kept as objects, so none is ever
-unreadable: the quarantine stays empty."""
+unreadable; the quarantine keeps the entries a claim handed out too often or a caller moved there."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from aimon_mongo._async.services.inbox import AsyncInbox, Triage
+from aimon_mongo._async.services.inbox import AsyncInbox, Claimed, Triage, handed_out
 from aimon_mongo.errors import CodecError
 from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
@@ -39,8 +39,16 @@ class AsyncMemoryInboxDriver:
     def decode(self, raw: InboundMessage, session_id: str) -> InboundMessage | UnreadableEntry:
         return raw
 
-    def decode_replay(self, kept: None, repaired: Any, quarantine_id: str) -> InboundMessage:
-        raise CodecError(f"the in-memory inbox keeps no quarantined entry {quarantine_id!r}")
+    def decode_replay(self, kept: InboundMessage, repaired: Any, quarantine_id: str) -> InboundMessage:
+        """``repaired`` (an :class:`InboundMessage`) when given, else the kept message object."""
+        if repaired is None:
+            return kept
+        if isinstance(repaired, InboundMessage):
+            return repaired
+        raise CodecError(
+            f"a repaired form of quarantined entry {quarantine_id!r} must be an InboundMessage in the in-memory "
+            f"inbox, got {type(repaired).__name__}"
+        )
 
     async def append(self, entries: Sequence[tuple[InboundMessage, InboundMessage]]) -> list[str]:
         return self._table.deliver_many([message for message, _ in entries])
@@ -61,21 +69,36 @@ class AsyncMemoryInboxDriver:
         self._table.purge(session_id)
 
     async def list_quarantined(self, session_id: str | None, limit: int) -> list[QuarantinedEntry]:
-        return []
+        return self._table.list_quarantined(session_id, limit)
 
-    async def find_quarantined(self, quarantine_id: str) -> None:
-        return None
+    async def find_quarantined(self, quarantine_id: str) -> InboundMessage | None:
+        return self._table.find_quarantined(quarantine_id)
 
     async def restore(self, quarantine_id: str, message: InboundMessage, encoded: InboundMessage) -> str | None:
-        return None
+        return self._table.restore(quarantine_id, message)
 
     async def delete_quarantined(self, quarantine_id: str) -> bool:
-        return False
+        return self._table.delete_quarantined(quarantine_id)
+
+    async def claim(
+        self, session_id: str, token: int, ceiling: Priority, limit: int, max_attempts: int
+    ) -> Claimed[InboundMessage]:
+        handed, exhausted = self._table.claim(session_id, token, ceiling, limit, max_attempts, handed_out)
+        return Claimed(handed, exhausted)
+
+    async def acknowledge(self, session_id: str, token: int, entry_ids: Sequence[str]) -> int:
+        return self._table.acknowledge(session_id, token, list(entry_ids))
+
+    async def move_to_quarantine(self, session_id: str, reasons: Sequence[tuple[str, str]]) -> list[str]:
+        return self._table.quarantine(session_id, list(reasons))
+
+    async def sessions_with_entries(self, after: str | None, limit: int) -> list[str]:
+        return self._table.sessions_with_entries(after, limit)
 
 
 @exported_from("aimon_mongo.memory")
-def AsyncMemorySessionInbox(storage: MemoryStorage) -> AsyncInbox[InboundMessage, InboundMessage, None]:
-    """Entries are kept as objects, so none is ever unreadable: the quarantine stays empty.
+def AsyncMemorySessionInbox(storage: MemoryStorage) -> AsyncInbox[InboundMessage, InboundMessage, InboundMessage]:
+    """Entries are kept as objects, so none is ever unreadable; the quarantine keeps message objects.
 
     A factory: the :class:`~aimon_mongo.services.AsyncInbox` service over :class:`AsyncMemoryInboxDriver`."""
     return AsyncInbox(AsyncMemoryInboxDriver(storage))

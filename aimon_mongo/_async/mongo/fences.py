@@ -9,7 +9,8 @@ token accepted for ``key``; it only ever goes up. Two users, one mechanism:
   field to ``token``; when a higher token is stored the filter misses, the upsert turns into an insert of an
   existing ``_id`` and fails with a duplicate key: the token is stale.
 * the LangGraph saver's thread documents (``langgraph_threads``, field ``fencing_token``): a claim of write
-  ownership calls :func:`raise_fence` (``$max``), and every fenced write calls :func:`advance_fence` with
+  ownership calls :func:`take_next_token` (the fence goes to ``max(fence + 1, floor)``, a token above every
+  earlier claim's, so the claim supersedes at once), and every fenced write calls :func:`advance_fence` with
   ``create=False`` and ``also`` (a ``write_seq`` increment) in the write's transaction, so a claim racing the
   write conflicts with it on this one document (see :mod:`aimon_mongo._async.langgraph.mongo`).
 
@@ -22,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bson.int64 import Int64
+from pymongo import ReturnDocument
 from pymongo.asynchronous.client_session import AsyncClientSession
 from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.errors import DuplicateKeyError
@@ -60,16 +62,26 @@ async def advance_fence(
     return None
 
 
-async def raise_fence(
+async def take_next_token(
     fences: AsyncCollection[dict[str, Any]],
     key: str,
-    token: int,
+    floor: int,
     *,
     field: str = n.F_HIGHEST_TOKEN,
     session: AsyncClientSession | None = None,
-) -> None:
-    """Raise the fence of ``key`` to ``token`` unless it is higher already (creating it when missing)."""
-    await fences.update_one({n.F_ID: key}, {"$max": {field: Int64(token)}}, upsert=True, session=session)
+) -> int:
+    """Raise the fence of ``key`` to ``max(fence + 1, floor)`` (a missing fence counts as 0) in one atomic
+    update and return it: a token strictly above every token taken or accepted before."""
+    doc = await fences.find_one_and_update(
+        {n.F_ID: key},
+        [{"$set": {field: {"$toLong": {"$max": [{"$add": [{"$ifNull": ["$" + field, Int64(0)]}, 1]}, Int64(floor)]}}}}],
+        projection={field: 1},
+        upsert=True,
+        return_document=ReturnDocument.AFTER,
+        session=session,
+    )
+    assert doc is not None  # an upsert returning the document after the update always finds one
+    return int(doc[field])
 
 
 async def highest_token(

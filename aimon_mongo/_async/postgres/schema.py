@@ -46,7 +46,8 @@ async def apply_migrations(conn: psycopg.AsyncConnection[Any], schema: str) -> l
             await conn.execute(
                 sql.SQL("INSERT INTO {} (version, name) VALUES (%s, %s)").format(ledger),
                 [migration.version, migration.name],
-            )
+                prepare=False,  # run once per migration: past psycopg's threshold of 5 it would be prepared,
+            )  # which a transaction-mode pooler cannot keep
             applied.append(migration.version)
             log.info("applied PostgreSQL migration V%d__%s to schema %s", migration.version, migration.name, schema)
         await conn.execute("SELECT set_config('search_path', %s, true)", [previous])

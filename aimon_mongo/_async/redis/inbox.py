@@ -13,6 +13,15 @@ raw form of one that cannot be decoded is appended to the session's quarantine s
 process that dies between the script and that append loses the unreadable entries of that one call,
 exactly as it loses the readable ones (see ``docs/guarantees.md``). Quarantine ids are
 ``<session id>/<stream id>``.
+
+Acknowledged delivery keeps the claim state beside the streams, in the session's hash
+``<inbox>:<id>:claims`` (field ``<tier>:<stream id>``, value ``<token>:<attempts>``; same hash slot as the
+streams in the cluster layout): ``claim``, ``acknowledge`` and ``move_to_quarantine`` are one Lua script
+each (``inbox_claim``, ``inbox_acknowledge``, ``inbox_quarantine_move``); a stream entry is never changed,
+so a collect (ours or a reference build's) still reads and removes claimed entries. The fields of entries
+a collect removed stay until the session's streams are all empty; the next claim, acknowledge or
+quarantine move then deletes the hash (``purge`` deletes it at once). ``sessions_with_entries`` walks the
+tier-stream keys with ``SCAN`` (a periodic listing, never on a turn's path).
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from typing import Any
 
 from aimon_mongo import names as n
 from aimon_mongo._async.redis.connection import Arg, AsyncRedisIO
-from aimon_mongo._async.services.inbox import AsyncInbox, Triage
+from aimon_mongo._async.services.inbox import HANDED_OUT_PREFIX, HANDED_OUT_SUFFIX, AsyncInbox, Claimed, Triage
 from aimon_mongo.codec.inbound import to_json_envelope
 from aimon_mongo.codec.inbox_entry import decode_json_entry, replayed_envelope, unreadable_entry
 from aimon_mongo.codec.instant import from_epoch_millis
@@ -144,7 +153,7 @@ class AsyncRedisInboxDriver:
         return all(int(length) == 0 for length in await pipe.execute())
 
     async def purge(self, session_id: str) -> None:
-        await self._io.call("DEL", *self._keys.inbox_streams(session_id))
+        await self._io.call("DEL", *self._keys.inbox_streams(session_id), self._keys.claims(session_id))
 
     async def list_quarantined(self, session_id: str | None, limit: int) -> list[QuarantinedEntry]:
         """One quarantine stream per session: every session's (``SCAN``) merged, oldest first."""
@@ -191,6 +200,64 @@ class AsyncRedisInboxDriver:
             return False
         sid, stream_id = parsed
         return int(await self._io.script("quarantine_delete", [self._keys.quarantine(sid)], [stream_id])) == 1
+
+    async def claim(
+        self, session_id: str, token: int, ceiling: Priority, limit: int, max_attempts: int
+    ) -> Claimed[_Raw]:
+        """One script (``inbox_claim``)."""
+        keys = [self._keys.claims(session_id), self._keys.quarantine(session_id), *self._keys.inbox_streams(session_id)]
+        tiers = len(self._keys.inbox_streams(session_id, ceiling))
+        fields = [n.REDIS_STREAM_FIELD, n.REDIS_QUARANTINE_ENTRY_ID_FIELD, n.REDIS_QUARANTINE_ERROR_FIELD]
+        args: list[Arg] = [token, limit, max_attempts, tiers, *fields, HANDED_OUT_PREFIX, HANDED_OUT_SUFFIX]
+        handed, moved = await self._io.script("inbox_claim", keys, args)
+        return Claimed(
+            [((raw_id, raw_fields), int(attempts)) for raw_id, raw_fields, attempts in handed],
+            [text(raw_id, "stream entry id") for raw_id in moved],
+        )
+
+    async def acknowledge(self, session_id: str, token: int, entry_ids: Sequence[str]) -> int:
+        """One script (``inbox_acknowledge``); an id that is not a stream id removes nothing."""
+        ids = [entry_id for entry_id in entry_ids if _STREAM_ID.match(entry_id)]
+        if not ids:
+            return 0
+        keys = [self._keys.claims(session_id), *self._keys.inbox_streams(session_id)]
+        return int(await self._io.script("inbox_acknowledge", keys, [token, *ids]))
+
+    async def move_to_quarantine(self, session_id: str, reasons: Sequence[tuple[str, str]]) -> list[str]:
+        """One script (``inbox_quarantine_move``)."""
+        pairs: list[Arg] = [part for entry_id, why in reasons if _STREAM_ID.match(entry_id) for part in (entry_id, why)]
+        if not pairs:
+            return []
+        keys = [self._keys.claims(session_id), self._keys.quarantine(session_id), *self._keys.inbox_streams(session_id)]
+        fields = [n.REDIS_STREAM_FIELD, n.REDIS_QUARANTINE_ENTRY_ID_FIELD, n.REDIS_QUARANTINE_ERROR_FIELD]
+        moved = await self._io.script("inbox_quarantine_move", keys, [*fields, *pairs])
+        return [text(raw_id, "stream entry id") for raw_id in moved]
+
+    async def sessions_with_entries(self, after: str | None, limit: int) -> list[str]:
+        """A ``SCAN`` walk over the tier-stream keys, then one ``XLEN`` pipeline per page of candidates (an
+        emptied stream may linger for a millisecond)."""
+        found: set[str] = set()
+        cursor: int = 0
+        while True:
+            cursor, batch = await self._io.scan(cursor, self._keys.inbox_scan_pattern(), SCAN_COUNT)
+            for raw in batch:
+                sid = self._keys.session_of_tier_stream(raw.decode("utf-8", "replace"))
+                if sid is not None and (after is None or sid > after):
+                    found.add(sid)
+            if int(cursor) == 0:
+                break
+        candidates = sorted(found)
+        listed: list[str] = []
+        while candidates and len(listed) < limit:
+            page, candidates = candidates[:limit], candidates[limit:]
+            pipe = self._io.pipeline()
+            for sid in page:
+                for stream in self._keys.inbox_streams(sid):
+                    self._io.queue(pipe, "XLEN", stream)
+            lengths = [int(length) for length in await pipe.execute()]
+            tiers = len(Priority)
+            listed += [sid for i, sid in enumerate(page) if any(lengths[i * tiers : (i + 1) * tiers])]
+        return listed[:limit]
 
 
 @exported_from("aimon_mongo.redis")

@@ -19,17 +19,27 @@ The service holds the policy of every backend's inbox:
 
 A driver returns entries in delivery order within a tier; one that cannot also guarantee the order of the
 tiers within one batch (``takes_in_order`` False) gets its messages sorted here, once.
+
+Acknowledged delivery (``claim`` / ``acknowledge``): the driver's one atomic ``claim`` hands out up to
+:data:`CLAIM_LIMIT` entries that are unclaimed or claimed under a token ``<=`` the caller's (a new holder
+after a failover, or the same holder again), records the token and counts the hand-out on each entry, and
+moves an entry already handed out ``max_attempts`` times to the quarantine with the reason
+:func:`handed_out` names, in the same step. The service decodes what was handed out; an entry that cannot
+be decoded is moved to the quarantine right after (it stays stored and claimed until then, so a failure
+there hands it out again: never lost). ``acknowledge`` removes entries only while they are still claimed
+under exactly the caller's token.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Final, Generic, Protocol, TypeVar
 
-from aimon_mongo.errors import SessionInboxError
+from aimon_mongo.errors import InvalidArgumentError, SessionInboxError
 from aimon_mongo.exported import exported_from
-from aimon_mongo.model import CollectedBatch, InboundMessage, Priority, UnreadableEntry
+from aimon_mongo.model import ClaimedBatch, CollectedBatch, InboundMessage, Priority, SessionPage, UnreadableEntry
 from aimon_mongo.model.record import QuarantinedEntry
 from aimon_mongo.services.composed import composed_repr
 from aimon_mongo.services.failures import Failures
@@ -42,6 +52,7 @@ from aimon_mongo.validate import (
     require_limit,
     require_message,
     require_messages,
+    require_token,
 )
 
 log = logging.getLogger(__name__)
@@ -55,6 +66,27 @@ K = TypeVar("K")
 
 Triage = Callable[[Sequence[R]], Sequence[tuple[R, UnreadableEntry]]]
 """Decodes the entries a take removed; returns the ones to quarantine, each with its report."""
+
+CLAIM_LIMIT: Final = 64
+"""The most entries one ``claim`` examines (hands out or quarantines) on every backend."""
+HANDED_OUT_PREFIX: Final = "handed out "
+HANDED_OUT_SUFFIX: Final = " times"
+"""The quarantine reason of an entry handed out too often is ``prefix + count + suffix``; a driver that
+builds it in the server (a script, a statement) joins these two parts around the count."""
+
+
+def handed_out(count: int) -> str:
+    """The quarantine reason of an entry handed out ``count`` times without being acknowledged."""
+    return f"{HANDED_OUT_PREFIX}{count}{HANDED_OUT_SUFFIX}"
+
+
+@dataclass(frozen=True)
+class Claimed(Generic[R]):
+    """What one driver ``claim`` did: the entries handed out (in collect order) each with its attempt
+    number after this hand-out, and the ids it moved to the quarantine for exceeding ``max_attempts``."""
+
+    handed: Sequence[tuple[R, int]] = ()
+    exhausted: Sequence[str] = field(default_factory=list)
 
 
 class AsyncInboxDriver(Protocol[E, R, K]):
@@ -125,6 +157,28 @@ class AsyncInboxDriver(Protocol[E, R, K]):
 
     async def delete_quarantined(self, quarantine_id: str) -> bool:
         """Remove one quarantined entry; False when it was not there (or the id cannot name one)."""
+        ...
+
+    async def claim(self, session_id: str, token: int, ceiling: Priority, limit: int, max_attempts: int) -> Claimed[R]:
+        """Atomically against other claims, acknowledgements and takes: up to ``limit`` of the session's
+        entries up to ``ceiling`` (every entry when ``LATER``) in collect order that are unclaimed or claimed
+        under a token ``<= token``; of those, the ones handed out ``max_attempts`` times already are moved to
+        the quarantine (reason :func:`handed_out` of their count), the others get ``token`` and one more
+        hand-out recorded and are returned, still stored."""
+        ...
+
+    async def acknowledge(self, session_id: str, token: int, entry_ids: Sequence[str]) -> int:
+        """Remove the named entries of the session that are claimed under exactly ``token``; the count
+        removed (an id that cannot name an entry of this store removes nothing)."""
+        ...
+
+    async def move_to_quarantine(self, session_id: str, reasons: Sequence[tuple[str, str]]) -> list[str]:
+        """Move the named entries of the session (stored, claimed or not) to the quarantine, each with its
+        reason, atomically per entry; the ids moved."""
+        ...
+
+    async def sessions_with_entries(self, after: str | None, limit: int) -> list[str]:
+        """Up to ``limit`` session ids ``> after`` (ascending) that have at least one stored entry."""
         ...
 
 
@@ -258,3 +312,94 @@ class AsyncInbox(Generic[E, R, K]):
         qid = require_id(quarantine_id, "quarantine_id")
         with self._driver.failures(SessionInboxError, f"delete of quarantined inbox entry {qid!r}"):
             return await self._driver.delete_quarantined(qid)
+
+    async def claim(
+        self,
+        session_id: str,
+        fencing_token: int,
+        *,
+        max_priority: Priority = Priority.LATER,
+        max_attempts: int = 5,
+    ) -> ClaimedBatch:
+        sid = require_id(session_id, "session_id")
+        token = require_token(fencing_token)
+        ceiling = require_instance(max_priority, Priority, "max_priority")
+        most = require_limit(max_attempts, "max_attempts")
+        with self._driver.failures(SessionInboxError, f"inbox claim of session {sid!r} under token {token}"):
+            claimed = await self._driver.claim(sid, token, ceiling, CLAIM_LIMIT, most)
+        found = _Decoded(self._driver.decode, sid)
+        counts: dict[str, int] = {}
+        for raw, count in claimed.handed:
+            bad = found.add([raw])
+            if not bad:  # Redis stream ids are unique per tier only: two entries may share one (keep the higher)
+                entry_id = found.messages[-1].id or ""  # a decoded entry always carries its store id
+                counts[entry_id] = max(count, counts.get(entry_id, 0))
+        if claimed.exhausted:
+            log.warning(
+                "moved %d inbox entries of session %s handed out at least %d times to quarantine",
+                len(claimed.exhausted),
+                sid,
+                most,
+            )
+        if found.unreadable:
+            reasons = [(entry.id, entry.reason) for _, entry in found.unreadable]
+            if await self._move(sid, reasons):
+                log.warning("moved %d unreadable inbox entries of session %s to quarantine", len(reasons), sid)
+        batch = found.batch(self._driver.takes_in_order)
+        return ClaimedBatch(
+            messages=list(batch.messages),
+            attempts=counts,
+            unreadable=list(batch.unreadable),
+            quarantined=list(claimed.exhausted),
+            fencing_token=token,
+        )
+
+    async def _move(self, sid: str, reasons: Sequence[tuple[str, str]]) -> bool:
+        """Best effort: an unreadable claimed entry that could not be moved stays claimed (handed out again
+        by a later claim, then quarantined), so a failure is reported, never raised."""
+        try:
+            with self._driver.failures(SessionInboxError, f"inbox quarantine of session {sid!r}"):
+                await self._driver.move_to_quarantine(sid, reasons)
+        except Exception as exc:
+            ids = ", ".join(entry_id for entry_id, _ in reasons)
+            log.error("unreadable inbox entries %s of session %s could not be quarantined: %s", ids, sid, exc)
+            return False
+        return True
+
+    async def acknowledge(self, session_id: str, fencing_token: int, entry_ids: Sequence[str]) -> int:
+        sid = require_id(session_id, "session_id")
+        token = require_token(fencing_token)
+        ids = _entry_ids(entry_ids)
+        if not ids:
+            return 0
+        with self._driver.failures(SessionInboxError, f"inbox acknowledge of session {sid!r} under token {token}"):
+            return await self._driver.acknowledge(sid, token, ids)
+
+    async def quarantine_entries(self, session_id: str, entry_ids: Sequence[str], reason: str) -> int:
+        sid = require_id(session_id, "session_id")
+        ids = _entry_ids(entry_ids)
+        why = require_id(reason, "reason")
+        if not ids:
+            return 0
+        with self._driver.failures(SessionInboxError, f"inbox quarantine of entries of session {sid!r}"):
+            moved = await self._driver.move_to_quarantine(sid, [(entry_id, why) for entry_id in ids])
+        if moved:
+            log.warning("moved %d inbox entries of session %s to quarantine on request", len(moved), sid)
+        return len(moved)
+
+    async def sessions_with_entries(self, after: str | None = None, limit: int = 256) -> SessionPage:
+        cursor = optional_id(after, "after")
+        count = require_limit(limit)
+        with self._driver.failures(SessionInboxError, "listing of the sessions with inbox entries"):
+            found = await self._driver.sessions_with_entries(cursor, count)
+        ids = sorted(found)[:count]
+        return SessionPage(session_ids=ids, next_after=ids[-1] if len(ids) == count else None)
+
+
+def _entry_ids(entry_ids: object) -> list[str]:
+    """The ids of an ``acknowledge`` or ``quarantine_entries`` call, checked, duplicates dropped (order kept)."""
+    if isinstance(entry_ids, (str, bytes)) or not isinstance(entry_ids, Sequence):
+        raise InvalidArgumentError(
+            f"entry_ids must be a sequence of entry id strings, got {type(entry_ids).__name__}: {entry_ids!r:.60}"
+        )
+    return list(dict.fromkeys(require_id(entry_id, f"entry_ids[{i}]") for i, entry_id in enumerate(entry_ids)))

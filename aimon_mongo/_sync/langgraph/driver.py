@@ -121,8 +121,10 @@ class CheckpointDriver(Protocol):
         """``(thread_id, checkpoint_ns, checkpoint_id)`` of every checkpoint whose metadata ``run_id`` is listed."""
         ...
 
-    def raise_fence(self, thread_id: str, token: int) -> None:
-        """Raise the thread's fence to ``token`` (never lowers it)."""
+    def claim_fence(self, thread_id: str, floor: int) -> int:
+        """Take the thread's next fencing token: its fence becomes ``max(fence + 1, floor)`` (a thread never
+        claimed has fence 0), atomically; returns it. Every later fenced write with a lower token is
+        refused."""
         ...
 
     def fence(self, thread_id: str) -> int | None:

@@ -23,7 +23,6 @@ from aimon_mongo.langgraph.records import (
     StoredValue,
     ThreadInfo,
 )
-from aimon_mongo.memory.storage import MemoryStorage
 
 
 class MemoryCheckpointDriver:
@@ -99,8 +98,8 @@ class MemoryCheckpointDriver:
     def checkpoints_of_runs(self, run_ids: Sequence[str]) -> list[tuple[str, str, str]]:
         return self.store.checkpoints_of_runs(run_ids)
 
-    def raise_fence(self, thread_id: str, token: int) -> None:
-        self.store.raise_fence(thread_id, token)
+    def claim_fence(self, thread_id: str, floor: int) -> int:
+        return self.store.claim_fence(thread_id, floor)
 
     def fence(self, thread_id: str) -> int | None:
         return self.store.fence(thread_id)
@@ -125,8 +124,8 @@ class AimonMemoryCheckpointSaver(CheckpointSaverBase):
 
     ``store`` is the shared state (pass one to several savers to simulate nodes sharing a database);
     ``clock`` is the new store's clock when none is given. ``leases`` defaults to an in-memory lease store
-    (of a new :class:`~aimon_mongo.memory.MemoryStorage` on the same clock). Other keyword arguments as
-    for :class:`CheckpointSaverBase`.
+    on the store's ``lease_storage`` (so savers sharing a store share thread leases too). Other keyword
+    arguments as for :class:`CheckpointSaverBase`.
     """
 
     def __init__(
@@ -139,6 +138,6 @@ class AimonMemoryCheckpointSaver(CheckpointSaverBase):
     ) -> None:
         self.store = store or CheckpointMemoryStore(clock)
         if leases is None:
-            leases = MemorySessionLeaseStore(MemoryStorage(self.store.clock))
+            leases = MemorySessionLeaseStore(self.store.lease_storage)
         super().__init__(MemoryCheckpointDriver(self.store), leases=leases, **options)
         self._elapsed = lambda: self.store.clock().timestamp()  # the store's clock decides, as on a server

@@ -8,11 +8,11 @@ values introduced by earlier checkpoints that the value cache does not hold.
 Fenced writes (through a writer from ``claim_write_ownership``) run in a transaction (the one helper,
 :mod:`aimon_mongo._sync.mongo.transactions`) whose first statement is the one fence mechanism
 (:mod:`aimon_mongo._sync.mongo.fences`): it updates the thread document only if its ``fencing_token`` is not
-above the writer's token and always modifies it (``write_seq``). A claim raises that same field
-(:func:`~aimon_mongo._sync.mongo.fences.raise_fence`) before it returns, so the two writes conflict on one
-document: either the write commits first (it was the owner's) or it sees the raised
-fence and aborts, having written nothing. Transactions need a replica set or a sharded cluster; on a
-server without them the claim itself is refused.
+above the writer's token and always modifies it (``write_seq``). A claim takes the next token in that same
+field (:func:`~aimon_mongo._sync.mongo.fences.take_next_token`, ``max(fence + 1, lease token)``) before it
+returns, so the two writes conflict on one document: either the write commits first (it was the owner's)
+or it sees the raised fence and aborts, having written nothing. Transactions need a replica set or a
+sharded cluster; on a server without them the claim itself is refused.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from aimon_mongo import names as n
 from aimon_mongo._sync.langgraph.driver import Touch
 from aimon_mongo._sync.langgraph.saver import CheckpointSaverBase
 from aimon_mongo._sync.mongo.chunks import ChunkReader, ChunkWriter, MissingChunks
-from aimon_mongo._sync.mongo.fences import advance_fence, highest_token, raise_fence
+from aimon_mongo._sync.mongo.fences import advance_fence, highest_token, take_next_token
 from aimon_mongo._sync.mongo.leases import MongoSessionLeaseStore
 from aimon_mongo._sync.mongo.transactions import TransactionsRefused, run_in_transaction
 from aimon_mongo._sync.ports import SessionLeaseStore
@@ -237,12 +237,19 @@ class MongoCheckpointDriver:
                 self._revive_or_refuse(thread_id, touch, set())
             write(None)
 
-    def raise_fence(self, thread_id: str, token: int) -> None:
+    def claim_fence(self, thread_id: str, floor: int) -> int:
+        taken: list[int] = []
+
         def body(session: ClientSession | None) -> None:
-            raise_fence(self.threads_collection, thread_id, token, field=n.LG_F_FENCING_TOKEN, session=session)
+            taken[:] = [
+                take_next_token(
+                    self.threads_collection, thread_id, floor, field=n.LG_F_FENCING_TOKEN, session=session
+                )
+            ]
 
         with failures(CheckpointStoreError, f"write-ownership fence of thread {thread_id!r}"):
             self._transaction(body)
+        return taken[0]
 
     def fence(self, thread_id: str) -> int | None:
         with failures(CheckpointStoreError, f"fence read of thread {thread_id!r}"):

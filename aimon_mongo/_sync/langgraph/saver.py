@@ -9,10 +9,13 @@ call) is a large-value file (GridFS on MongoDB) and the record keeps its id. Val
 so the saver keeps an LRU cache of their serde bytes (``value_cache_bytes``) for versions in its own
 unique format. Pending writes live in their checkpoint's record.
 
-Single writer per thread: :meth:`claim_write_ownership` takes the thread's lease from a
-:class:`~aimon_mongo.ports.SessionLeaseStore`, raises the thread's fence to the lease's fencing token
-and returns a writer bound to that token; its writes are checked against the fence atomically with the
-write. Writes without a writer are LangGraph's ordinary, unfenced writes.
+Single writer per thread (the ``write_ownership`` capability proposed upstream, langgraph #8796):
+:meth:`claim_write_ownership` takes the thread's next fencing token from the thread's own fence
+(``max(fence + 1, lease token)``, one atomic step of the driver) and returns a writer bound to it, so a
+claim supersedes the current owner at once; its writes are checked against the fence atomically with the
+write. The thread's lease (from a :class:`~aimon_mongo.ports.SessionLeaseStore`) names the current
+owner and how long it is alive: a superseding claim takes it over, a claim with ``supersede=False`` waits
+for it to lapse. Writes without a writer are LangGraph's ordinary, unfenced writes.
 """
 
 from __future__ import annotations
@@ -68,20 +71,19 @@ DEFAULT_INLINE_LIMIT = 64 * 1024
 DEFAULT_INLINE_BUDGET = 4 * 1024 * 1024
 DEFAULT_VALUE_CACHE_BYTES = 64 * 1024 * 1024
 DEFAULT_OWNERSHIP_TTL = timedelta(seconds=30)
+_TAKEOVER_ATTEMPTS = 20  # a superseding claim racing other claims for the thread's lease
 _LIST_PAGE = 32
 _List = builtins.list  # the class body defines a method named ``list`` (the sync twin's)
 
 
 @dataclass(frozen=True)
 class WriteOwnership:
-    """The lease a writer holds on its thread: ``fencing_token`` fences every write it makes."""
+    """What a writer holds on its thread: ``fencing_token`` (the thread's fence when it was claimed) fences
+    every write it makes; ``lease`` is the thread's lease taken with the claim (its liveness)."""
 
     thread_id: str
     lease: Lease
-
-    @property
-    def fencing_token(self) -> int:
-        return self.lease.fencing_token
+    fencing_token: int
 
 
 class _ValueCache:
@@ -181,34 +183,64 @@ class CheckpointSaverBase(BaseCheckpointSaver[str]):
         """The ownership this writer holds (``None`` on a saver that is not a claimed writer)."""
         return self._owner
 
-    def claim_write_ownership(self, thread_id: str, *, wait: timedelta | None = None) -> Self:
-        """Take the thread's lease (``ownership_ttl``) and return a writer: a copy of this saver whose
-        ``put`` / ``put_writes`` to ``thread_id`` are fenced by the lease's token. A live lease of another
-        holder is never taken over: the claim waits up to ``wait`` for it to lapse, then raises
-        :class:`WriteOwnershipError`. Once a later claim succeeds, this writer's writes raise
-        :class:`StaleWriteOwnerError` (``is_stale_write_owner_error = True``) before anything is written."""
+    def claim_write_ownership(
+        self, thread_id: str, *, supersede: bool = True, wait: timedelta | None = None
+    ) -> Self:
+        """Take write ownership of ``thread_id``, superseding any current owner, and return a writer: a copy
+        of this saver whose ``put`` / ``put_writes`` to ``thread_id`` are fenced by a new fencing token,
+        higher than every earlier claim's. From then on the superseded writer's ``put`` / ``put_writes``
+        raise :class:`StaleWriteOwnerError` (``is_stale_write_owner_error = True``) before anything is
+        written, and its :meth:`check_write_ownership` raises it too.
+
+        The claim also takes the thread's lease (``ownership_ttl``; held as ``node_id``), releasing a live
+        holder's. ``supersede=False`` never takes a live lease over: the claim waits up to ``wait`` (none by
+        default) for it to lapse or be released, then raises :class:`WriteOwnershipError` naming the
+        holder."""
         thread_id = require_id(thread_id, "thread_id")
+        if not isinstance(supersede, bool):
+            raise InvalidArgumentError(f"supersede must be a bool, got {supersede!r}")
+        if supersede and wait is not None:
+            raise InvalidArgumentError("wait= applies only to supersede=False (a superseding claim never waits)")
         if self._leases is None:
             raise WriteOwnershipError("write ownership needs a lease store: pass leases= to the saver")
-        deadline = None if wait is None else time.monotonic() + require_positive(wait, "wait").total_seconds()
         key = n.LG_LEASE_PREFIX + thread_id
+        lease = (self._take_over(key, thread_id) if supersede else self._wait_for(key, thread_id, wait))
+        try:
+            token = self._driver.claim_fence(thread_id, lease.fencing_token)
+        except BaseException:
+            self._leases.release(lease)
+            raise
+        writer = copy.copy(self)
+        writer._owner = WriteOwnership(thread_id, lease, token)
+        return writer
+
+    def _take_over(self, key: str, thread_id: str) -> Lease:
+        """The thread's lease, releasing a live holder's first (a superseding claim)."""
+        assert self._leases is not None
+        for _ in range(_TAKEOVER_ATTEMPTS):
+            lease = self._leases.try_acquire(key, self.node_id, self.ownership_ttl)
+            if lease is not None:
+                return lease
+            holder = self._leases.find_holder(key)
+            if holder is not None:
+                self._leases.release(holder)
+        raise WriteOwnershipError(
+            f"thread {thread_id!r}: its lease was taken by other claims {_TAKEOVER_ATTEMPTS} times in a row"
+        )
+
+    def _wait_for(self, key: str, thread_id: str, wait: timedelta | None) -> Lease:
+        """The thread's lease once no live holder has it, waiting up to ``wait`` (``supersede=False``)."""
+        assert self._leases is not None
+        deadline = None if wait is None else time.monotonic() + require_positive(wait, "wait").total_seconds()
         while True:
             lease = self._leases.try_acquire(key, self.node_id, self.ownership_ttl)
             if lease is not None:
-                break
+                return lease
             if deadline is None or time.monotonic() >= deadline:
                 holder = self._leases.find_holder(key)
                 owner = "another writer" if holder is None else f"holder {holder.holder_id!r} until {holder.expires_at}"
                 raise WriteOwnershipError(f"thread {thread_id!r} is owned by {owner}")
             time.sleep(0.05)
-        try:
-            self._driver.raise_fence(thread_id, lease.fencing_token)
-        except BaseException:
-            self._leases.release(lease)
-            raise
-        writer = copy.copy(self)
-        writer._owner = WriteOwnership(thread_id, lease)
-        return writer
 
     def check_write_ownership(self) -> None:
         """Raise :class:`StaleWriteOwnerError` if a later claim superseded this writer (no-op otherwise)."""
@@ -220,9 +252,13 @@ class CheckpointSaverBase(BaseCheckpointSaver[str]):
             raise StaleWriteOwnerError(owner.thread_id, owner.fencing_token, fence)
 
     def extend_write_ownership(self, ttl: timedelta | None = None) -> bool:
-        """Extend this writer's lease (``ownership_ttl`` by default); False when it was taken over."""
+        """Extend this writer's lease (``ownership_ttl`` by default); False when a later claim superseded
+        this writer (or took its lapsed lease)."""
         owner = self._require_owner()
         assert self._leases is not None
+        fence = self._driver.fence(owner.thread_id)
+        if fence is None or fence > owner.fencing_token:
+            return False
         return self._leases.extend(owner.lease, ttl or self.ownership_ttl)
 
     def release_write_ownership(self) -> None:

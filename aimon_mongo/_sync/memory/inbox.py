@@ -1,14 +1,14 @@
 # GENERATED from aimon_mongo/_async/memory/inbox.py by scripts/gen_sync.py; do not edit.
 """The in-memory inbox (generated from the ``_async`` source): the inbox service over an
 :class:`~aimon_mongo.memory.inbox_table.InboxTable`. Entries are kept as objects, so none is ever
-unreadable: the quarantine stays empty."""
+unreadable; the quarantine keeps the entries a claim handed out too often or a caller moved there."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from aimon_mongo._sync.services.inbox import Inbox, Triage
+from aimon_mongo._sync.services.inbox import Inbox, Claimed, Triage, handed_out
 from aimon_mongo.errors import CodecError
 from aimon_mongo.exported import exported_from
 from aimon_mongo.memory.storage import MemoryStorage
@@ -40,8 +40,16 @@ class MemoryInboxDriver:
     def decode(self, raw: InboundMessage, session_id: str) -> InboundMessage | UnreadableEntry:
         return raw
 
-    def decode_replay(self, kept: None, repaired: Any, quarantine_id: str) -> InboundMessage:
-        raise CodecError(f"the in-memory inbox keeps no quarantined entry {quarantine_id!r}")
+    def decode_replay(self, kept: InboundMessage, repaired: Any, quarantine_id: str) -> InboundMessage:
+        """``repaired`` (an :class:`InboundMessage`) when given, else the kept message object."""
+        if repaired is None:
+            return kept
+        if isinstance(repaired, InboundMessage):
+            return repaired
+        raise CodecError(
+            f"a repaired form of quarantined entry {quarantine_id!r} must be an InboundMessage in the in-memory "
+            f"inbox, got {type(repaired).__name__}"
+        )
 
     def append(self, entries: Sequence[tuple[InboundMessage, InboundMessage]]) -> list[str]:
         return self._table.deliver_many([message for message, _ in entries])
@@ -62,21 +70,36 @@ class MemoryInboxDriver:
         self._table.purge(session_id)
 
     def list_quarantined(self, session_id: str | None, limit: int) -> list[QuarantinedEntry]:
-        return []
+        return self._table.list_quarantined(session_id, limit)
 
-    def find_quarantined(self, quarantine_id: str) -> None:
-        return None
+    def find_quarantined(self, quarantine_id: str) -> InboundMessage | None:
+        return self._table.find_quarantined(quarantine_id)
 
     def restore(self, quarantine_id: str, message: InboundMessage, encoded: InboundMessage) -> str | None:
-        return None
+        return self._table.restore(quarantine_id, message)
 
     def delete_quarantined(self, quarantine_id: str) -> bool:
-        return False
+        return self._table.delete_quarantined(quarantine_id)
+
+    def claim(
+        self, session_id: str, token: int, ceiling: Priority, limit: int, max_attempts: int
+    ) -> Claimed[InboundMessage]:
+        handed, exhausted = self._table.claim(session_id, token, ceiling, limit, max_attempts, handed_out)
+        return Claimed(handed, exhausted)
+
+    def acknowledge(self, session_id: str, token: int, entry_ids: Sequence[str]) -> int:
+        return self._table.acknowledge(session_id, token, list(entry_ids))
+
+    def move_to_quarantine(self, session_id: str, reasons: Sequence[tuple[str, str]]) -> list[str]:
+        return self._table.quarantine(session_id, list(reasons))
+
+    def sessions_with_entries(self, after: str | None, limit: int) -> list[str]:
+        return self._table.sessions_with_entries(after, limit)
 
 
 @exported_from("aimon_mongo.memory")
-def MemorySessionInbox(storage: MemoryStorage) -> Inbox[InboundMessage, InboundMessage, None]:
-    """Entries are kept as objects, so none is ever unreadable: the quarantine stays empty.
+def MemorySessionInbox(storage: MemoryStorage) -> Inbox[InboundMessage, InboundMessage, InboundMessage]:
+    """Entries are kept as objects, so none is ever unreadable; the quarantine keeps message objects.
 
     A factory: the :class:`~aimon_mongo.services.Inbox` service over :class:`MemoryInboxDriver`."""
     return Inbox(MemoryInboxDriver(storage))

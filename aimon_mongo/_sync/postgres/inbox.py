@@ -6,6 +6,13 @@ SKIP LOCKED LIMIT 1024) RETURNING …`` (concurrent collectors never block on, n
 rows) and moves the entries the service's triage names unreadable to ``conversation_inbox_quarantine``
 *inside* that transaction: an entry is either delivered to the caller, or kept in quarantine, never lost
 to a decode failure. Ids are the row ids as decimal text.
+
+Acknowledged delivery, one statement each (V6 columns ``claim_token``, ``claim_attempts``, ``claimed_at``):
+``claim`` locks up to 64 eligible rows (``FOR UPDATE SKIP LOCKED``, as collect), deletes the ones handed
+out ``max_attempts`` times into the quarantine and marks the others, in data-modifying CTEs of one
+statement; ``acknowledge`` is one ``DELETE … WHERE claim_token = token``; ``move_to_quarantine`` one
+``DELETE … RETURNING`` feeding an ``INSERT``. No session state, nothing prepared beyond what the pool
+allows: they run through a transaction-mode PgBouncer.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from typing import Any
 from psycopg import Connection
 
 from aimon_mongo._sync.postgres.pool import PgPool
-from aimon_mongo._sync.services.inbox import Inbox, Triage
+from aimon_mongo._sync.services.inbox import HANDED_OUT_PREFIX, HANDED_OUT_SUFFIX, Inbox, Claimed, Triage
 from aimon_mongo.codec.inbound import to_json_envelope
 from aimon_mongo.codec.inbox_entry import decode_json_entry, replayed_envelope
 from aimon_mongo.exported import exported_from
@@ -63,6 +70,48 @@ _LIST_Q_SESSION = f"SELECT {_Q_COLUMNS} FROM {{quarantine}} WHERE conversation_i
 _FIND_Q = "SELECT raw_payload FROM {quarantine} WHERE id = %s"
 _DELETE_Q = "DELETE FROM {quarantine} WHERE id = %s RETURNING id"
 
+# One statement: pick (and lock) the eligible rows in collect order, move the exhausted ones to the
+# quarantine, hand out the others; kind 0 rows are handed out (with their new attempt count), kind 1 rows
+# name an entry moved to the quarantine.
+_CLAIM = """
+WITH picked AS (
+    SELECT id, claim_attempts FROM {inbox}
+    WHERE conversation_id = %(sid)s AND priority <= %(ceiling)s
+        AND (claim_token IS NULL OR claim_token <= %(token)s)
+    ORDER BY priority, id LIMIT %(limit)s FOR UPDATE SKIP LOCKED
+), exhausted AS (
+    DELETE FROM {inbox} AS i USING picked AS p
+    WHERE i.conversation_id = %(sid)s AND i.id = p.id AND p.claim_attempts >= %(most)s
+    RETURNING i.id, i.priority, i.payload::text AS payload, i.claim_attempts
+), kept AS (
+    INSERT INTO {quarantine} (conversation_id, entry_id, priority, raw_payload, error)
+    SELECT %(sid)s, id::text, priority, payload, %(prefix)s || claim_attempts || %(suffix)s FROM exhausted
+    RETURNING entry_id
+), handed AS (
+    UPDATE {inbox} AS i SET claim_token = %(token)s, claim_attempts = i.claim_attempts + 1, claimed_at = now()
+    FROM picked AS p WHERE i.conversation_id = %(sid)s AND i.id = p.id AND p.claim_attempts < %(most)s
+    RETURNING i.id, i.priority, i.payload::text AS payload, i.claim_attempts
+)
+SELECT 0, id, priority, payload, claim_attempts FROM handed
+UNION ALL SELECT 1, entry_id::bigint, NULL, NULL, NULL FROM kept
+"""
+_ACKNOWLEDGE = "DELETE FROM {inbox} WHERE conversation_id = %s AND id = ANY(%s::bigint[]) AND claim_token = %s"
+_MOVE = """
+WITH gone AS (
+    DELETE FROM {inbox} WHERE conversation_id = %(sid)s AND id = ANY(%(ids)s::bigint[])
+    RETURNING id, priority, payload::text AS payload
+)
+INSERT INTO {quarantine} (conversation_id, entry_id, priority, raw_payload, error)
+SELECT %(sid)s, g.id::text, g.priority, g.payload, r.reason
+FROM gone AS g JOIN unnest(%(ids)s::bigint[], %(reasons)s::text[]) AS r(id, reason) ON r.id = g.id
+RETURNING entry_id
+"""
+# Code point order (what every backend and the service sort by), whatever the database's collation.
+_SESSIONS = """
+SELECT DISTINCT conversation_id COLLATE "C" AS sid FROM {inbox} WHERE conversation_id COLLATE "C" > %s
+ORDER BY sid LIMIT %s
+"""
+
 _Row = tuple[int, int, str]
 """A taken or peeked entry: row id, stored priority, envelope text."""
 _EVERY_TIER = 32767
@@ -89,6 +138,8 @@ class PostgresInboxDriver:
         self._is_empty, self._purge, self._quarantine = (qualify(q, schema) for q in (_IS_EMPTY, _PURGE, _QUARANTINE))
         self._list_q_all, self._list_q_session = qualify(_LIST_Q_ALL, schema), qualify(_LIST_Q_SESSION, schema)
         self._find_q, self._delete_q = qualify(_FIND_Q, schema), qualify(_DELETE_Q, schema)
+        self._claim, self._acknowledge = qualify(_CLAIM, schema), qualify(_ACKNOWLEDGE, schema)
+        self._move, self._sessions = qualify(_MOVE, schema), qualify(_SESSIONS, schema)
 
     def __repr__(self) -> str:
         return located(self, self._pool.endpoint)
@@ -187,6 +238,61 @@ class PostgresInboxDriver:
     def _delete(self, conn: Connection[Any], row_id: int) -> bool:
         cur = conn.execute(self._delete_q, [row_id])
         return cur.fetchone() is not None
+
+    def claim(
+        self, session_id: str, token: int, ceiling: Priority, limit: int, max_attempts: int
+    ) -> Claimed[_Row]:
+        """One statement (see the module text)."""
+        top = _EVERY_TIER if ceiling is Priority.LATER else ceiling.ordinal
+        params = {
+            "sid": session_id,
+            "ceiling": top,
+            "token": token,
+            "limit": limit,
+            "most": max_attempts,
+            "prefix": HANDED_OUT_PREFIX,
+            "suffix": HANDED_OUT_SUFFIX,
+        }
+        with self._pool.connection() as conn:
+            cur = conn.execute(self._claim, params)
+            rows: list[tuple[int, int, int | None, str | None, int | None]] = cur.fetchall()
+        handed = [
+            ((row_id, priority, text), attempts)
+            for kind, row_id, priority, text, attempts in rows
+            if kind == 0 and priority is not None and text is not None and attempts is not None
+        ]
+        handed.sort(key=lambda item: (item[0][1], item[0][0]))
+        return Claimed(handed, sorted((str(row_id) for kind, row_id, *_ in rows if kind == 1), key=int))
+
+    def acknowledge(self, session_id: str, token: int, entry_ids: Sequence[str]) -> int:
+        """One ``DELETE``; the count removed."""
+        ids = _row_ids(entry_ids)
+        if not ids:
+            return 0
+        with self._pool.connection() as conn:
+            cur = conn.execute(self._acknowledge, [session_id, ids, token])
+            return max(cur.rowcount, 0)
+
+    def move_to_quarantine(self, session_id: str, reasons: Sequence[tuple[str, str]]) -> list[str]:
+        """One statement: the rows deleted and inserted into the quarantine, each with its reason."""
+        named = [(row_id, reason) for entry_id, reason in reasons if (row_id := quarantine_row_id(entry_id))]
+        if not named:
+            return []
+        params = {"sid": session_id, "ids": [r for r, _ in named], "reasons": [why for _, why in named]}
+        with self._pool.connection() as conn:
+            cur = conn.execute(self._move, params)
+            return [entry_id for (entry_id,) in cur.fetchall()]
+
+    def sessions_with_entries(self, after: str | None, limit: int) -> list[str]:
+        """One ``SELECT DISTINCT`` over the inbox (a periodic listing, never on a turn's path)."""
+        with self._pool.connection() as conn:
+            cur = conn.execute(self._sessions, ["" if after is None else after, limit])
+            return [sid for (sid,) in cur.fetchall()]
+
+
+def _row_ids(entry_ids: Sequence[str]) -> list[int]:
+    """The row ids the entry ids name (an id that cannot name a row is left out)."""
+    return [row_id for entry_id in entry_ids if (row_id := quarantine_row_id(entry_id)) is not None]
 
 
 @exported_from("aimon_mongo.postgres")

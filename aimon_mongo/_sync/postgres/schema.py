@@ -47,7 +47,8 @@ def apply_migrations(conn: psycopg.Connection[Any], schema: str) -> list[int]:
             conn.execute(
                 sql.SQL("INSERT INTO {} (version, name) VALUES (%s, %s)").format(ledger),
                 [migration.version, migration.name],
-            )
+                prepare=False,  # run once per migration: past psycopg's threshold of 5 it would be prepared,
+            )  # which a transaction-mode pooler cannot keep
             applied.append(migration.version)
             log.info("applied PostgreSQL migration V%d__%s to schema %s", migration.version, migration.name, schema)
         conn.execute("SELECT set_config('search_path', %s, true)", [previous])

@@ -1,22 +1,9 @@
---! include _now
+--! include _now _inbox_tidy
 -- Collect an inbox. KEYS are the tier streams in priority order (NOW first), ARGV[1] the most entries one
 -- call takes (over all tiers). From each tier the oldest entries (stream id order) are read and deleted in
 -- one atomic step, so concurrent collectors never get the same entry and an entry delivered meanwhile
--- stays for the next call. An empty stream is deleted (an idle session keeps no keys) once the server clock
--- has passed the millisecond of the stream's newest id: a stream recreated by XADD * numbers from the
--- current millisecond, so deleting it earlier would let the next entry reuse an id already handed out
--- (a stream emptied within that millisecond is deleted by a later collect).
+-- stays for the next call. Empty streams are dropped (see _inbox_tidy).
 -- Returns one array per key: { {id, {field, value, ...}}, ... }.
-local function last_id_millis(key)
-  local info = redis.call('XINFO', 'STREAM', key)
-  for i = 1, #info, 2 do
-    if info[i] == 'last-generated-id' then
-      return tonumber(string.match(info[i + 1], '^(%d+)'))
-    end
-  end
-  return nil
-end
-
 local remaining = tonumber(ARGV[1])
 local result = {}
 for i, key in ipairs(KEYS) do
@@ -32,12 +19,7 @@ for i, key in ipairs(KEYS) do
     redis.call('XDEL', key, unpack(ids))
     remaining = remaining - #entries
   end
-  if redis.call('XLEN', key) == 0 and redis.call('EXISTS', key) == 1 then
-    local newest = last_id_millis(key)
-    if newest ~= nil and newest < now_millis() then
-      redis.call('DEL', key)
-    end
-  end
+  drop_if_empty(key)
   result[i] = entries
 end
 return result

@@ -7,63 +7,29 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from pymongo import AsyncMongoClient, MongoClient
 
 from aimon_mongo.model import Priority
-from aimon_mongo.mongo import AsyncMongoSessionBackends, MongoSessionBackends, ensure_schema, ensure_schema_async
-from aimon_mongo.mongo.command_log import CommandLog, Recording
-from aimon_mongo.standin import StandinServer
+from aimon_mongo.mongo import AsyncMongoSessionBackends, ensure_schema, ensure_schema_async
+from aimon_mongo.mongo.command_log import CommandLog
 from tests.conformance.helpers import message, new_id
 from tests.fixtures.mongo import CLIENT_OPTIONS
-
-_CRUD = {"find", "update", "delete", "findAndModify", "insert"}
-
-
-def _names(seen: Recording) -> list[str]:
-    return [c.name for c in seen.commands]
-
-
-def _assert_targeted(seen: Recording) -> None:
-    """Every CRUD command of the recording filters on conversationId (a sharded router can target it)."""
-    for command in seen.commands:
-        if command.name == "update":
-            assert all("conversationId" in s["q"] for s in command.command["updates"])
-        elif command.name in _CRUD:
-            assert "conversationId" in command.filter_fields, command.name
-
-
-def _inbox(client: MongoClient[dict[str, Any]], name: str) -> Any:
-    """The sync inbox of a bundle on ``name``, past its one-time schema check (not what an operation costs)."""
-    bundle = MongoSessionBackends(client[name], "node-a")
-    bundle.schema_check.before_write()
-    return bundle.inbox
-
-
-@pytest.fixture
-def logged(mongo_uri: str) -> Iterator[tuple[CommandLog, MongoClient[dict[str, Any]], str]]:
-    log = CommandLog()
-    client: MongoClient[dict[str, Any]] = MongoClient(mongo_uri, event_listeners=[log], **CLIENT_OPTIONS)
-    name = f"t_{uuid.uuid4().hex[:16]}"
-    ensure_schema(client[name])
-    yield log, client, name
-    client.drop_database(name)
-    client.close()
+from tests.integration.mongo.inbox_log import assert_targeted, command_names, sync_inbox
 
 
 def test_deliver_many_is_one_command_naming_the_session_in_every_statement(
     logged: tuple[CommandLog, MongoClient[dict[str, Any]], str],
 ) -> None:
     log, client, name = logged
-    inbox = _inbox(client, name)
+    inbox = sync_inbox(client, name)
     session = new_id()
     with log.recording() as seen:
         ids = inbox.deliver_many([message(session, turn_id=f"{i:02d}") for i in range(64)])
-    assert _names(seen) == ["update"] and seen.commands[0].updates == 64 and seen.commands[0].upsert
-    _assert_targeted(seen)
+    assert command_names(seen) == ["update"] and seen.commands[0].updates == 64 and seen.commands[0].upsert
+    assert_targeted(seen)
     stored = client[name]["conversation_inbox"].find({"conversationId": session}).sort("_id", 1).to_list()
     assert [str(doc["_id"]) for doc in stored] == ids
     assert all(doc["deliveredAt"] is not None for doc in stored)
@@ -71,23 +37,23 @@ def test_deliver_many_is_one_command_naming_the_session_in_every_statement(
 
 def test_collect_takes_a_batch_in_one_transaction(logged: tuple[CommandLog, MongoClient[dict[str, Any]], str]) -> None:
     log, client, name = logged
-    inbox = _inbox(client, name)
+    inbox = sync_inbox(client, name)
     assert inbox.collects_in_transactions is None  # not known before the first collect
     session = new_id()
     inbox.deliver_many([message(session, turn_id=f"{i:02d}") for i in range(70)])
     with log.recording() as first:
         batch = inbox.collect(session)
     assert [m.turn_id for m in batch.messages] == [f"{i:02d}" for i in range(64)]
-    assert _names(first) == ["find", "delete", "commitTransaction"]
+    assert command_names(first) == ["find", "delete", "commitTransaction"]
     assert inbox.collects_in_transactions is True
-    _assert_targeted(first)
+    assert_targeted(first)
     assert first.commands[1].command.get("startTransaction") is True  # the delete opens the transaction
     with log.recording() as rest:
         assert [m.turn_id for m in inbox.collect(session).messages] == [f"{i:02d}" for i in range(64, 70)]
     assert rest.round_trips == 3
     with log.recording() as empty:
         assert inbox.collect(session).is_empty()
-    assert _names(empty) == ["find"]  # nothing to remove: no transaction
+    assert command_names(empty) == ["find"]  # nothing to remove: no transaction
     assert inbox.is_empty(session)
 
 
@@ -95,7 +61,7 @@ def test_collect_in_a_transaction_keeps_max_priority(
     logged: tuple[CommandLog, MongoClient[dict[str, Any]], str],
 ) -> None:
     log, client, name = logged
-    inbox = _inbox(client, name)
+    inbox = sync_inbox(client, name)
     session = new_id()
     inbox.deliver_many(
         [message(session, turn_id=t, priority=p) for t, p in [("l", Priority.LATER), ("w", Priority.NOW)]]
@@ -121,8 +87,8 @@ async def test_async_collect_takes_a_batch_in_one_transaction(mongo_uri: str, mo
         with log.recording() as seen:
             batch = await inbox.collect(session)
         assert [m.turn_id for m in batch.messages] == [str(i) for i in range(10)]
-        assert _names(seen) == ["find", "delete", "commitTransaction"]
-        _assert_targeted(seen)
+        assert command_names(seen) == ["find", "delete", "commitTransaction"]
+        assert_targeted(seen)
     finally:
         await client.drop_database(mongo_db_name)
         await client.close()
@@ -135,24 +101,16 @@ def test_collect_on_a_replica_set_takes_a_batch_in_one_transaction(changestream_
     try:
         assert client.admin.command("hello").get("setName")  # SecantusDB reports a replica set
         ensure_schema(client[name])
-        inbox = _inbox(client, name)
+        inbox = sync_inbox(client, name)
         session = new_id()
         inbox.deliver_many([message(session, turn_id=str(i)) for i in range(5)])
         with log.recording() as seen:
             assert [m.turn_id for m in inbox.collect(session).messages] == [str(i) for i in range(5)]
-        assert _names(seen) == ["find", "delete", "commitTransaction"]
+        assert command_names(seen) == ["find", "delete", "commitTransaction"]
         assert inbox.is_empty(session)
     finally:
         client.drop_database(name)
         client.close()
-
-
-@pytest.fixture(scope="module")
-def refusing_uri() -> Iterator[str]:
-    """A mongoeco stand-in that answers every transaction the way a standalone mongod does (code 20)."""
-    with StandinServer(refuse_transactions=True) as server:
-        assert server.uri is not None
-        yield server.uri
 
 
 def test_collect_falls_back_to_one_entry_per_round_trip_where_transactions_are_refused(
@@ -163,7 +121,7 @@ def test_collect_falls_back_to_one_entry_per_round_trip_where_transactions_are_r
     name = f"t_{uuid.uuid4().hex[:16]}"
     try:
         ensure_schema(client[name])
-        inbox = _inbox(client, name)
+        inbox = sync_inbox(client, name)
         session = new_id()
         inbox.deliver_many([message(session, turn_id=str(i)) for i in range(6)])
         with caplog.at_level(logging.INFO, logger="aimon_mongo._sync.mongo.inbox"), log.recording() as first:
@@ -171,12 +129,12 @@ def test_collect_falls_back_to_one_entry_per_round_trip_where_transactions_are_r
         assert "the server refuses transactions" in caplog.text
         assert inbox.collects_in_transactions is False
         # the transaction's delete is refused (nothing removed; PyMongo ends it), then the loop: 6 + the empty one
-        assert _names(first) == ["find", "delete", "abortTransaction"] + ["findAndModify"] * 7
+        assert command_names(first) == ["find", "delete", "abortTransaction"] + ["findAndModify"] * 7
         inbox.deliver_many([message(session, turn_id=str(i)) for i in range(2)])
         with log.recording() as later:  # decided once: no transaction is tried again
             assert [m.turn_id for m in inbox.collect(session).messages] == ["0", "1"]
-        assert _names(later) == ["findAndModify"] * 3
-        _assert_targeted(later)
+        assert command_names(later) == ["findAndModify"] * 3
+        assert_targeted(later)
     finally:
         client.drop_database(name)
         client.close()
