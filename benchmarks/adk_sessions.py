@@ -3,6 +3,7 @@
 
     python benchmarks/adk_sessions.py            # 100 appends a round, a 3,000-event session, 10,000 sessions
     python benchmarks/adk_sessions.py --smoke    # tiny sizes, seconds
+    python benchmarks/adk_sessions.py --events 1000 --sessions 2000   # smaller sizes (the case names keep theirs)
 
 Cases, each side on its own database of one server, both driven from one event loop (the peer runs
 PyMongo in ``asyncio.to_thread``; ours is native async on ``AsyncMongoClient``):
@@ -95,8 +96,13 @@ def counted(runner: asyncio.Runner, side: Side, make: Callable[[], Awaitable[obj
     return seen.round_trips
 
 
+def options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--events", type=int, default=3000, help="events of the long session (default 3,000)")
+    parser.add_argument("--sessions", type=int, default=10_000, help="sessions of the listed user (default 10,000)")
+
+
 def measure(args: argparse.Namespace) -> Report:
-    appends, history, many = (5, 30, 50) if args.smoke else (100, 3000, 10_000)
+    appends, history, many = (5, 30, 50) if args.smoke else (100, args.events, args.sessions)
     uri = configured_uri()
     server = None if uri else StandinServer("mongoeco")
     if server is not None:
@@ -178,4 +184,4 @@ def measure(args: argparse.Namespace) -> Report:
 
 
 if __name__ == "__main__":
-    sys.exit(main(__doc__, measure, repeats=6))
+    sys.exit(main(__doc__, measure, options, repeats=6))
