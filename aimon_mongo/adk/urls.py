@@ -3,7 +3,8 @@
 * ``mongodb://host:port/DB?…`` / ``mongodb+srv://…``: the database is the URL's path (the query is kept for
   the client); ``database=`` overrides it.
 * ``memory://`` (or ``memory://<name>``): every service opened from the same URL in one process shares one
-  store, so two services from one URL stand for two nodes.
+  store, so two services from one URL stand for two nodes. The store lives as long as a service holding it
+  does; a service opened when none is left starts an empty one.
 * ``redis://…`` / ``rediss://…`` / ``postgresql://…`` (sessions), ``file:///abs/dir`` (artifacts).
 * Each may carry the prefix ``aimon+`` (``aimon+mongodb://…``): the schemes registered with ADK's service
   registry for ``adk web`` / ``adk api_server`` (:mod:`aimon_mongo.adk.registry`).
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -22,14 +24,15 @@ if TYPE_CHECKING:
     from aimon_mongo._async.vfs.memory import AsyncMemoryFileSystem
     from aimon_mongo.memory.storage import MemoryStorage
 
-T = TypeVar("T")
+T = TypeVar("T", bound=object)
 
 REGISTRY_PREFIX = "aimon+"
 """The prefix of the URL schemes registered with ADK (``aimon+mongodb://``, ``aimon+memory://`` …)."""
 
 _lock = threading.Lock()
-_memory_storages: dict[str, MemoryStorage] = {}
-_memory_filesystems: dict[str, AsyncMemoryFileSystem] = {}
+# a store lives while a service opened from its URL holds it (then the next service starts an empty one)
+_memory_storages: weakref.WeakValueDictionary[str, MemoryStorage] = weakref.WeakValueDictionary()
+_memory_filesystems: weakref.WeakValueDictionary[str, AsyncMemoryFileSystem] = weakref.WeakValueDictionary()
 
 
 def without_registry_prefix(url: str) -> str:
@@ -88,7 +91,7 @@ def shared_memory_filesystem(url: str) -> AsyncMemoryFileSystem:
     return _shared(_memory_filesystems, url, AsyncMemoryFileSystem)
 
 
-def _shared(table: dict[str, T], url: str, make: Callable[[], T]) -> T:
+def _shared(table: weakref.WeakValueDictionary[str, T], url: str, make: Callable[[], T]) -> T:
     with _lock:
         name = memory_name(url)
         found = table.get(name)

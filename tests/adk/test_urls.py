@@ -101,3 +101,19 @@ async def test_adk_data_lives_apart_from_the_conversation_stores(
         await mongo.close()
         await on_redis.close()
         delete_namespace(redis_url, f"adk:{redis_root}")
+
+
+async def test_a_memory_store_lives_while_a_service_holds_it() -> None:
+    import gc
+
+    first = AimonSessionService.from_url("memory://")
+    await first.create_session(app_name="app", user_id="ann", session_id="kept")
+    second = AimonSessionService.from_url("memory://")
+    assert await second.get_session(app_name="app", user_id="ann", session_id="kept") is not None
+    del first
+    gc.collect()
+    assert await second.get_session(app_name="app", user_id="ann", session_id="kept") is not None  # second holds it
+    del second
+    gc.collect()
+    fresh = AimonSessionService.from_url("memory://")
+    assert await fresh.get_session(app_name="app", user_id="ann", session_id="kept") is None
