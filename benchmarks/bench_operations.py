@@ -84,11 +84,13 @@ def session_operations(bundle: Any) -> Iterator[tuple[str, Callable[[], object]]
     )
     yield "records.reset_compaction_failure_count", lambda: records.reset_compaction_failure_count(session, token())
     yield "records.load", lambda: records.load(session)
+    yield "records.load_many", lambda: records.load_many([session, "another-session"])
     yield "records.exists", lambda: records.exists(session)
     yield "records.list_session_ids", lambda: records.list_session_ids()
 
     yield "segments.put", lambda: segments.put(segment(session, "seg-1"), token())
     yield "segments.get", lambda: segments.get(session, "seg-1")
+    yield "segments.get_many", lambda: segments.get_many(session, ["seg-1", "seg-2"])
     yield "segments.list", lambda: segments.list(session)
     yield "segments.scan_sessions", lambda: segments.scan_sessions(now_ms() + TTL, None, 10)
     yield "segments.delete", lambda: segments.delete(session, "seg-1", token())

@@ -35,6 +35,7 @@ PLACEMENTS = collection_map()
 SCATTER_ALLOWED = frozenset(
     {
         "MongoRecordDriver.list_session_ids",  # operator listing, pages of SCAN_PAGE by _id
+        "MongoRecordDriver.load_many",  # a batch of given ids ($in on the shard key), limit = their count
         "MongoTaskDriver.list",  # operator listing of tasks, pages of SCAN_PAGE by _id
         "MongoIdempotencyDriver.stale_candidates",  # recovery sweep (find_stale_in_flight), `limit` per call
         "MongoSegmentDriver.scan_sessions",  # GC sweep, `limit` per page

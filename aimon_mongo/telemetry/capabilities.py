@@ -314,6 +314,7 @@ RECORDS: Mapping[str, Rule] = {
         )
     },
     "load": _session,
+    "load_many": _plain,
     "exists": _session,
     "list_session_ids": _plain,
 }
@@ -321,6 +322,7 @@ RECORDS: Mapping[str, Rule] = {
 SEGMENTS: Mapping[str, Rule] = {
     "put": _segment_put,
     "get": _session,
+    "get_many": _session,
     "list": _session,
     "delete": _fenced("segments"),
     "delete_all": _fenced("segments"),

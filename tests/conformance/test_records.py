@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from aimon_mongo.errors import SessionLogSegmentStoreError
+from aimon_mongo.errors import InvalidArgumentError, SessionLogSegmentStoreError
 from aimon_mongo.model.record import LogSegment, SessionTotals
 from tests.conformance.helpers import new_id, now_ms
 
@@ -108,6 +108,35 @@ async def test_segments_round_trip_and_are_per_session(cluster: Any) -> None:
     await a.segments.delete_all(session, 1)
     assert await a.segments.list(session) == []
     assert [i.segment_id for i in await a.segments.list(other)] == ["seg-1"]
+
+
+async def test_load_many_reads_the_existing_records_of_many_sessions(cluster: Any) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    sessions = [new_id() for _ in range(4)]
+    for i, session in enumerate(sessions[:3]):
+        await a.records.merge_transcript(session, f"transcript {i}", 1)
+    loaded = await b.records.load_many([sessions[2], sessions[3], sessions[0], sessions[2]])  # one missing
+    assert sorted(loaded) == sorted([sessions[0], sessions[2]])
+    assert loaded[sessions[0]] == await b.records.load(sessions[0])
+    assert loaded[sessions[2]].transcript == "transcript 2"
+    assert await b.records.load_many([]) == {}
+    with pytest.raises(InvalidArgumentError, match="session_ids"):
+        await b.records.load_many(sessions[0])
+
+
+async def test_get_many_reads_the_asked_segments_of_one_session_in_the_asked_order(cluster: Any) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    session, other = new_id(), new_id()
+    stored = [segment(session, f"seg-{i}") for i in range(5)]
+    for one in stored:
+        await a.segments.put(one, 1)
+    await a.segments.put(segment(other, "seg-9"), 1)
+    assert await b.segments.get_many(session, ["seg-3", "seg-0", "seg-4"]) == [stored[3], stored[0], stored[4]]
+    assert await b.segments.get_many(session, ["seg-1", "seg-7", "seg-9", "seg-1"]) == [stored[1]]  # missing left out
+    assert await b.segments.get_many(session, []) == []
+    assert await b.segments.get_many(new_id(), ["seg-0"]) == []
+    with pytest.raises(InvalidArgumentError, match="segment_ids"):
+        await b.segments.get_many(session, "seg-0")
 
 
 async def test_scan_sessions_pages_without_missing_any(node: Any) -> None:

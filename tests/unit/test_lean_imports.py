@@ -21,8 +21,8 @@ import pytest
 import aimon_mongo
 
 PACKAGE = Path(aimon_mongo.__file__).parent
-LAZY_PACKAGES = ["mongo", "vfs", "redis", "postgres", "memory", "langgraph", "snapshots", "deepagents", "host"]
-FRONT_ENDS = ("schema_gate", "cli", "console", "demo", "standin", "langgraph", "deepagents", "cli_entry")
+LAZY_PACKAGES = ["mongo", "vfs", "redis", "postgres", "memory", "langgraph", "snapshots", "deepagents", "host", "adk"]
+FRONT_ENDS = ("schema_gate", "cli", "console", "demo", "standin", "langgraph", "deepagents", "adk", "cli_entry")
 
 _REPORT = """
 import json, sys

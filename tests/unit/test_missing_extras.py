@@ -49,6 +49,7 @@ def run_without(missing: str, code: str, *argv: str) -> subprocess.CompletedProc
         ("aimon_mongo.postgres", "psycopg", "postgres"),
         ("aimon_mongo.langgraph", "langchain_core", "langgraph"),
         ("aimon_mongo.langgraph", "langgraph", "langgraph"),
+        ("aimon_mongo.adk", "google", "adk"),
     ],
 )
 def test_a_package_without_its_extra_raises_one_line_naming_it(package: str, missing: str, extra: str) -> None:

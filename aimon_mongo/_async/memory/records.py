@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from aimon_mongo._async.services.records import AsyncRecordStore
@@ -54,6 +55,13 @@ class AsyncMemoryRecordDriver:
 
     async def load(self, session_id: str) -> SessionRecord | None:
         return self._table.read(lambda: self._table.records.get(session_id))
+
+    async def load_many(self, session_ids: Sequence[str]) -> list[tuple[str, SessionRecord]]:
+        def read() -> list[tuple[str, SessionRecord]]:
+            records = self._table.records
+            return [(sid, records[sid]) for sid in session_ids if sid in records]
+
+        return self._table.read(read)
 
     def decode(self, raw: SessionRecord, session_id: str) -> SessionRecord:
         return raw

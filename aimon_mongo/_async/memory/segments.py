@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from aimon_mongo._async.services.segments import AsyncSegmentStore
@@ -30,6 +31,13 @@ class AsyncMemorySegmentDriver:
 
     async def get(self, session_id: str, segment_id: str) -> LogSegment | None:
         return self._table.read(lambda: self._table.segments.get(session_id, {}).get(segment_id))
+
+    async def get_many(self, session_id: str, segment_ids: Sequence[str]) -> list[LogSegment]:
+        def read() -> list[LogSegment]:
+            stored = self._table.segments.get(session_id, {})
+            return [stored[seg] for seg in segment_ids if seg in stored]
+
+        return self._table.read(read)
 
     def decode(self, raw: LogSegment) -> LogSegment:
         return raw

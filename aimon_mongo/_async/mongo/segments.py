@@ -15,6 +15,7 @@ segment carries the top-level ``sessionId`` beside the compound ``_id``: it is t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -67,6 +68,10 @@ class AsyncMongoSegmentDriver:
 
     async def get(self, session_id: str, segment_id: str) -> dict[str, Any] | None:
         return await self._segments.find_one(_one(session_id, segment_id))
+
+    async def get_many(self, session_id: str, segment_ids: Sequence[str]) -> list[dict[str, Any]]:
+        keys = [segment_key(session_id, segment_id) for segment_id in segment_ids]
+        return await self._segments.find({n.F_SESSION_ID: session_id, n.F_ID: {"$in": keys}}).to_list(None)
 
     def decode(self, raw: dict[str, Any]) -> LogSegment:
         return segment_from_document(raw)

@@ -3,6 +3,7 @@ atomic, fenced writes, each one statement (:mod:`aimon_mongo.postgres.fencing`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from aimon_mongo._async.postgres.fence import AsyncFencedStatements
@@ -54,6 +55,7 @@ _DELETE = fenced(
     "done.written",
 )
 _LOAD = f"SELECT {RECORD_COLUMNS} FROM {{record}} WHERE session_id = %s"
+_LOAD_MANY = f"SELECT {RECORD_COLUMNS} FROM {{record}} WHERE session_id = ANY(%s)"
 _EXISTS = "SELECT 1 FROM {record} WHERE session_id = %s"
 _LIST_IDS = "SELECT session_id FROM {record} ORDER BY session_id"
 
@@ -64,7 +66,18 @@ class AsyncPostgresRecordDriver:
 
     def __init__(self, pool: AsyncPgPool, schema: str) -> None:
         self._sql = AsyncFencedStatements(
-            pool, schema, _MERGE, _PROVISION, _SET_TOTALS, _INCREMENT, _RESET, _DELETE, _LOAD, _EXISTS, _LIST_IDS
+            pool,
+            schema,
+            _MERGE,
+            _PROVISION,
+            _SET_TOTALS,
+            _INCREMENT,
+            _RESET,
+            _DELETE,
+            _LOAD,
+            _LOAD_MANY,
+            _EXISTS,
+            _LIST_IDS,
         )
         self.failures: Failures = pool.failures
 
@@ -99,6 +112,10 @@ class AsyncPostgresRecordDriver:
 
     async def load(self, session_id: str) -> tuple[Any, ...] | None:
         return await self._sql.one(_LOAD, session_id)
+
+    async def load_many(self, session_ids: Sequence[str]) -> list[tuple[str, tuple[Any, ...]]]:
+        rows = await self._sql.all(_LOAD_MANY, list(session_ids))
+        return [(str(row[0]), row) for row in rows]  # session_id is the first column
 
     def decode(self, raw: tuple[Any, ...], session_id: str) -> SessionRecord:
         return record_from_row(raw)

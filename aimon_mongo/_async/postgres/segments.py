@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -35,6 +36,7 @@ _DELETE_ALL = fenced(
     "done.written",
 )
 _GET = f"SELECT {SEGMENT_COLUMNS} FROM {{segment}} WHERE session_id = %s AND segment_id = %s"
+_GET_MANY = f"SELECT {SEGMENT_COLUMNS} FROM {{segment}} WHERE session_id = %s AND segment_id = ANY(%s)"
 _LIST = "SELECT segment_id, created_at FROM {segment} WHERE session_id = %s"
 SCAN = (
     "SELECT DISTINCT session_id FROM {segment} WHERE created_at < %s AND session_id > %s ORDER BY session_id LIMIT %s"
@@ -47,7 +49,7 @@ class AsyncPostgresSegmentDriver:
     """The segment primitives: one fenced statement per write, one plain statement per read."""
 
     def __init__(self, pool: AsyncPgPool, schema: str) -> None:
-        self._sql = AsyncFencedStatements(pool, schema, _PUT, _DELETE, _DELETE_ALL, _GET, _LIST, SCAN)
+        self._sql = AsyncFencedStatements(pool, schema, _PUT, _DELETE, _DELETE_ALL, _GET, _GET_MANY, _LIST, SCAN)
         self.failures: Failures = pool.failures
 
     def __repr__(self) -> str:
@@ -59,6 +61,9 @@ class AsyncPostgresSegmentDriver:
 
     async def get(self, session_id: str, segment_id: str) -> tuple[Any, ...] | None:
         return await self._sql.one(_GET, session_id, segment_id)
+
+    async def get_many(self, session_id: str, segment_ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        return list(await self._sql.all(_GET_MANY, session_id, list(segment_ids)))
 
     def decode(self, raw: tuple[Any, ...]) -> LogSegment:
         return segment_from_row(raw)

@@ -8,6 +8,7 @@ writes in the same atomic step.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from aimon_mongo import names as n
@@ -89,6 +90,13 @@ class AsyncRedisRecordDriver:
     async def load(self, session_id: str) -> HashReply | None:
         reply: HashReply | None = await self._io.call("HGETALL", self._keys.record(session_id))
         return reply or None
+
+    async def load_many(self, session_ids: Sequence[str]) -> list[tuple[str, HashReply]]:
+        pipe = self._io.pipeline()
+        for session_id in session_ids:
+            self._io.queue(pipe, "HGETALL", self._keys.record(session_id))
+        replies = await pipe.execute()
+        return [(sid, reply) for sid, reply in zip(session_ids, replies, strict=True) if reply]
 
     def decode(self, raw: HashReply, session_id: str) -> SessionRecord:
         return record_from_hash(session_id, pairs(raw))

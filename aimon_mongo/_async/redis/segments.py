@@ -52,6 +52,10 @@ class AsyncRedisSegmentDriver:
         raw: bytes | None = await self._io.call("HGET", self._keys.segment_data(session_id), segment_id)
         return raw
 
+    async def get_many(self, session_id: str, segment_ids: Sequence[str]) -> list[bytes]:
+        reply = await self._io.call("HMGET", self._keys.segment_data(session_id), *segment_ids)
+        return [raw for raw in reply or [] if raw is not None]
+
     def decode(self, raw: bytes) -> LogSegment:
         return segment_from_json(raw)
 

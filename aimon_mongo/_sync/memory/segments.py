@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from aimon_mongo._sync.services.segments import SegmentStore
@@ -31,6 +32,13 @@ class MemorySegmentDriver:
 
     def get(self, session_id: str, segment_id: str) -> LogSegment | None:
         return self._table.read(lambda: self._table.segments.get(session_id, {}).get(segment_id))
+
+    def get_many(self, session_id: str, segment_ids: Sequence[str]) -> list[LogSegment]:
+        def read() -> list[LogSegment]:
+            stored = self._table.segments.get(session_id, {})
+            return [stored[seg] for seg in segment_ids if seg in stored]
+
+        return self._table.read(read)
 
     def decode(self, raw: LogSegment) -> LogSegment:
         return raw

@@ -20,6 +20,7 @@ fully would take a multi-document transaction, which a standalone server cannot 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from bson.int64 import Int64
@@ -121,6 +122,12 @@ class MongoRecordDriver:
 
     def load(self, session_id: str) -> dict[str, Any] | None:
         return self._records.find_one({n.F_ID: session_id})
+
+    def load_many(self, session_ids: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+        # $in on the shard key: a sharded cluster asks only the shards that own these ids; bounded by their count
+        ids = list(session_ids)
+        docs = self._records.find({n.F_ID: {"$in": ids}}, limit=len(ids)).to_list(None)
+        return [(str(doc[n.F_ID]), doc) for doc in docs]
 
     def decode(self, raw: dict[str, Any], session_id: str) -> SessionRecord:
         return record_from_document(raw)

@@ -4,6 +4,7 @@ atomic, fenced writes, each one statement (:mod:`aimon_mongo.postgres.fencing`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from aimon_mongo._sync.postgres.fence import FencedStatements
@@ -55,6 +56,7 @@ _DELETE = fenced(
     "done.written",
 )
 _LOAD = f"SELECT {RECORD_COLUMNS} FROM {{record}} WHERE session_id = %s"
+_LOAD_MANY = f"SELECT {RECORD_COLUMNS} FROM {{record}} WHERE session_id = ANY(%s)"
 _EXISTS = "SELECT 1 FROM {record} WHERE session_id = %s"
 _LIST_IDS = "SELECT session_id FROM {record} ORDER BY session_id"
 
@@ -65,7 +67,18 @@ class PostgresRecordDriver:
 
     def __init__(self, pool: PgPool, schema: str) -> None:
         self._sql = FencedStatements(
-            pool, schema, _MERGE, _PROVISION, _SET_TOTALS, _INCREMENT, _RESET, _DELETE, _LOAD, _EXISTS, _LIST_IDS
+            pool,
+            schema,
+            _MERGE,
+            _PROVISION,
+            _SET_TOTALS,
+            _INCREMENT,
+            _RESET,
+            _DELETE,
+            _LOAD,
+            _LOAD_MANY,
+            _EXISTS,
+            _LIST_IDS,
         )
         self.failures: Failures = pool.failures
 
@@ -100,6 +113,10 @@ class PostgresRecordDriver:
 
     def load(self, session_id: str) -> tuple[Any, ...] | None:
         return self._sql.one(_LOAD, session_id)
+
+    def load_many(self, session_ids: Sequence[str]) -> list[tuple[str, tuple[Any, ...]]]:
+        rows = self._sql.all(_LOAD_MANY, list(session_ids))
+        return [(str(row[0]), row) for row in rows]  # session_id is the first column
 
     def decode(self, raw: tuple[Any, ...], session_id: str) -> SessionRecord:
         return record_from_row(raw)

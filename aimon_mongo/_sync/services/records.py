@@ -11,13 +11,14 @@ the write — and reads the record in its own stored layout, which it decodes (:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import JsonValue
 
 from aimon_mongo.codec.totals import encode_totals
-from aimon_mongo.errors import SessionRecordStoreError
+from aimon_mongo.errors import InvalidArgumentError, SessionRecordStoreError
 from aimon_mongo.exported import exported_from
 from aimon_mongo.model.record import SessionRecord, SessionTotals
 from aimon_mongo.services.composed import composed_repr
@@ -65,6 +66,11 @@ class RecordDriver(Protocol[Raw]):
 
     def load(self, session_id: str) -> Raw | None:
         """The stored record, undecoded; ``None`` when there is none."""
+        ...
+
+    def load_many(self, session_ids: Sequence[str]) -> list[tuple[str, Raw]]:
+        """``(session id, stored record)`` of those of ``session_ids`` (distinct, at least one) that exist,
+        undecoded, in any order. One request."""
         ...
 
     def decode(self, raw: Raw, session_id: str) -> SessionRecord:
@@ -148,6 +154,17 @@ class RecordStore(Generic[Raw]):
         with self._failures(f"load of session {sid!r}"):
             raw = self._driver.load(sid)
         return None if raw is None else self._driver.decode(raw, sid)
+
+    def load_many(self, session_ids: Sequence[str]) -> dict[str, SessionRecord]:
+        """The records of ``session_ids`` that exist, by session id; one request to the store, however many."""
+        if isinstance(session_ids, str) or not isinstance(session_ids, Sequence):
+            raise InvalidArgumentError(f"session_ids must be a sequence of str, got {type(session_ids).__name__}")
+        wanted = list(dict.fromkeys(require_id(sid, "session_ids[]") for sid in session_ids))
+        if not wanted:
+            return {}
+        with self._failures(f"load of {len(wanted)} sessions"):
+            raws = self._driver.load_many(wanted)
+        return {sid: self._driver.decode(raw, sid) for sid, raw in raws}
 
     def exists(self, session_id: str) -> bool:
         """Whether the session has a record."""

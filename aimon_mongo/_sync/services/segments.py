@@ -10,6 +10,7 @@ Writes are fenced by the same per-session fence as the session records.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Generic, Protocol, TypeVar
@@ -39,6 +40,11 @@ class SegmentDriver(Protocol[Raw]):
 
     def get(self, session_id: str, segment_id: str) -> Raw | None:
         """The stored segment, undecoded; ``None`` when there is none."""
+        ...
+
+    def get_many(self, session_id: str, segment_ids: Sequence[str]) -> list[Raw]:
+        """The stored segments among ``segment_ids`` (distinct, at least one), undecoded, in any order;
+        missing ones are left out. One request."""
         ...
 
     def decode(self, raw: Raw) -> LogSegment:
@@ -100,6 +106,20 @@ class SegmentStore(Generic[Raw]):
         with self._failures(f"get of segment {seg!r} of session {sid!r}"):
             raw = self._driver.get(sid, seg)
         return None if raw is None else self._driver.decode(raw)
+
+    def get_many(self, session_id: str, segment_ids: Sequence[str]) -> list[LogSegment]:
+        """The session's segments among ``segment_ids`` in the order asked for (a repeated id once), missing
+        ones left out; one request to the store, however many ids."""
+        sid = require_id(session_id, "session_id")
+        if isinstance(segment_ids, str) or not isinstance(segment_ids, Sequence):
+            raise InvalidArgumentError(f"segment_ids must be a sequence of str, got {type(segment_ids).__name__}")
+        wanted = list(dict.fromkeys(require_id(seg, "segment_ids[]") for seg in segment_ids))
+        if not wanted:
+            return []
+        with self._failures(f"get of {len(wanted)} segments of session {sid!r}"):
+            raws = self._driver.get_many(sid, wanted)
+        found = {segment.segment_id: segment for segment in map(self._driver.decode, raws)}
+        return [found[seg] for seg in wanted if seg in found]
 
     def delete(self, session_id: str, segment_id: str, fencing_token: int) -> None:
         """Delete one segment (no-op when missing)."""
