@@ -20,6 +20,15 @@ from aimon_mongo import names
 from tests.helpers import JSON_ENVELOPE_KEYS
 
 DECLARED_KEYS: dict[str, tuple[str, ...]] = {
+    "adk.AdkArtifactAttributes": (
+        "adk.kind",
+        "adk.mime_type",
+        "adk.custom_metadata",
+        "adk.file_uri",
+        "adk.create_time",
+    ),
+    "adk.AdkListingEntryJson": (),
+    "adk.AdkSessionHeaderJson": ("v", "state", "created", "updated", "events", "rev"),
     "_common.Principal": ("type", "id", "displayName"),
     "background_task.MongoBackgroundTaskDocument": (
         "_id",
