@@ -496,3 +496,18 @@ TOOL_CONTEXT_INVOKING_CONVERSATION_ID: Final = "invokingConversationId"
 ROUTING_KEY_CONTEXT: Final = "ctx"
 # Frozen: an indexed OpenSearch field; renaming it needs a reindex.
 OPENSEARCH_FIELD_CONTEXT_ID: Final = "context_id"
+
+# --- Google ADK services (ours, additive; aimon_mongo.adk, stored/adk.py) ---
+# The session header (the transcript of an ADK session record): {v, state, created, updated, events, rev}.
+ADK_HEADER_VERSION: Final = "v"
+ADK_HEADER_STATE: Final = "state"
+ADK_HEADER_CREATED: Final = "created"
+ADK_HEADER_UPDATED: Final = "updated"
+ADK_HEADER_EVENTS: Final = "events"
+ADK_HEADER_REVISION: Final = "rev"
+# An artifact version's attributes (GridFS metadata.attributes, or the .meta.json sidecar).
+ADK_ATTR_KIND: Final = "adk.kind"
+ADK_ATTR_MIME_TYPE: Final = "adk.mime_type"
+ADK_ATTR_CUSTOM_METADATA: Final = "adk.custom_metadata"
+ADK_ATTR_FILE_URI: Final = "adk.file_uri"
+ADK_ATTR_CREATE_TIME: Final = "adk.create_time"

@@ -29,6 +29,7 @@ from google.adk.artifacts.base_artifact_service import ArtifactVersion, BaseArti
 from google.adk.errors.input_validation_error import InputValidationError
 from google.genai import types
 
+from aimon_mongo import names as n
 from aimon_mongo._async.vfs.protocol import AsyncFileSystem
 from aimon_mongo.adk.urls import (
     mongo_database_of,
@@ -47,11 +48,11 @@ VERSION_DIGITS: Final = 10
 META_SUFFIX: Final = ".meta.json"
 
 # VFS attribute names (frozen: stored with every version file)
-ATTR_KIND: Final = "adk.kind"
-ATTR_MIME: Final = "adk.mime_type"
-ATTR_METADATA: Final = "adk.custom_metadata"
-ATTR_FILE_URI: Final = "adk.file_uri"
-ATTR_CREATED: Final = "adk.create_time"
+ATTR_KIND: Final = n.ADK_ATTR_KIND
+ATTR_MIME: Final = n.ADK_ATTR_MIME_TYPE
+ATTR_METADATA: Final = n.ADK_ATTR_CUSTOM_METADATA
+ATTR_FILE_URI: Final = n.ADK_ATTR_FILE_URI
+ATTR_CREATED: Final = n.ADK_ATTR_CREATE_TIME
 
 KIND_INLINE: Final = "inline_data"
 KIND_TEXT: Final = "text"

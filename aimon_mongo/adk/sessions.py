@@ -42,6 +42,7 @@ from google.adk.sessions.base_session_service import BaseSessionService, GetSess
 from google.adk.sessions.session import Session
 from google.adk.sessions.state import State
 
+from aimon_mongo import names as n
 from aimon_mongo._async.ports import AsyncSessionBackends
 from aimon_mongo.adk.urls import mongo_database_of, redacted, scheme_of, shared_memory_storage, without_registry_prefix
 from aimon_mongo.errors import InvalidArgumentError, SessionLogSegmentStoreError, StaleFencingTokenError
@@ -315,12 +316,12 @@ class AimonSessionService(BaseSessionService):
         if lease is None:
             raise StaleSessionError(STALE_MESSAGE)
         header = {
-            "v": HEADER_VERSION,
-            "state": deltas["session"],
-            "created": now,
-            "updated": now,
-            "events": 0,
-            "rev": 0,
+            n.ADK_HEADER_VERSION: HEADER_VERSION,
+            n.ADK_HEADER_STATE: deltas["session"],
+            n.ADK_HEADER_CREATED: now,
+            n.ADK_HEADER_UPDATED: now,
+            n.ADK_HEADER_EVENTS: 0,
+            n.ADK_HEADER_REVISION: 0,
         }
         try:
             await self.backends.segments.delete_all(key, lease.fencing_token)  # leftovers of a deleted namesake
@@ -369,17 +370,17 @@ class AimonSessionService(BaseSessionService):
         header, app_state, user_state = loaded.get(key), loaded.get(app_key, {}), loaded.get(user_key, {})
         if header is None:
             return None
-        count = int(header["events"])
+        count = int(header[n.ADK_HEADER_EVENTS])
         events = await self._read_events(key, count, config)
         session = Session(
             app_name=app_name,
             user_id=user_id,
             id=session_id,
-            state=dict(header.get("state") or {}),
+            state=dict(header.get(n.ADK_HEADER_STATE) or {}),
             events=events,
-            last_update_time=float(header["updated"]),
+            last_update_time=float(header[n.ADK_HEADER_UPDATED]),
         )
-        session._storage_update_marker = str(header["rev"])
+        session._storage_update_marker = str(header[n.ADK_HEADER_REVISION])
         _merge_prefixed(session.state, app_state, user_state)
         return session
 
@@ -454,10 +455,10 @@ class AimonSessionService(BaseSessionService):
                 app_name=app_name,
                 user_id=user,
                 id=sid,
-                state=dict(header.get("state") or {}),
-                last_update_time=float(header["updated"]),
+                state=dict(header.get(n.ADK_HEADER_STATE) or {}),
+                last_update_time=float(header[n.ADK_HEADER_UPDATED]),
             )
-            session._storage_update_marker = str(header["rev"])
+            session._storage_update_marker = str(header[n.ADK_HEADER_REVISION])
             _merge_prefixed(session.state, app_state, loaded.get(self._user_state_key(app_name, user), {}))
             sessions.append(session)
         return sessions
@@ -531,16 +532,16 @@ class AimonSessionService(BaseSessionService):
             if header is None:
                 raise SessionNotFoundError(f"Session {session.id} not found.")
             marker = session._storage_update_marker
-            if marker is not None and marker != str(header["rev"]):
+            if marker is not None and marker != str(header[n.ADK_HEADER_REVISION]):
                 raise StaleSessionError(STALE_MESSAGE)
-            if marker is None and float(header["updated"]) > session.last_update_time:
+            if marker is None and float(header[n.ADK_HEADER_UPDATED]) > session.last_update_time:
                 raise StaleSessionError(STALE_MESSAGE)
-            seq = int(header["events"])
+            seq = int(header[n.ADK_HEADER_EVENTS])
             await self._put_event(key, seq, event, lease.fencing_token)
-            header["state"] = {**(header.get("state") or {}), **deltas["session"]}
-            header["events"] = seq + 1
-            header["rev"] = int(header["rev"]) + 1
-            header["updated"] = event.timestamp
+            header[n.ADK_HEADER_STATE] = {**(header.get(n.ADK_HEADER_STATE) or {}), **deltas["session"]}
+            header[n.ADK_HEADER_EVENTS] = seq + 1
+            header[n.ADK_HEADER_REVISION] = int(header[n.ADK_HEADER_REVISION]) + 1
+            header[n.ADK_HEADER_UPDATED] = event.timestamp
             await self._write_json(key, header, lease.fencing_token)
             # the event is stored: a refused append above left nothing behind, app and user state included
             if deltas["app"]:
@@ -551,7 +552,7 @@ class AimonSessionService(BaseSessionService):
             raise StaleSessionError(STALE_MESSAGE) from exc
         finally:
             await self.backends.leases.release(lease)
-        session._storage_update_marker = str(header["rev"])
+        session._storage_update_marker = str(header[n.ADK_HEADER_REVISION])
         session.last_update_time = event.timestamp
         return self._commit_event_to_session(session, event)
 

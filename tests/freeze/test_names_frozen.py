@@ -208,6 +208,21 @@ def test_session_host_signals() -> None:
     assert names.HOST_PAYLOAD_PRIORITY == "priority"
 
 
+def test_adk_session_header_and_artifact_attributes() -> None:
+    """The ADK services' stored keys (aimon_mongo.adk): the session header and an artifact's attributes."""
+    assert names.ADK_HEADER_VERSION == "v"
+    assert names.ADK_HEADER_STATE == "state"
+    assert names.ADK_HEADER_CREATED == "created"
+    assert names.ADK_HEADER_UPDATED == "updated"
+    assert names.ADK_HEADER_EVENTS == "events"
+    assert names.ADK_HEADER_REVISION == "rev"
+    assert names.ADK_ATTR_KIND == "adk.kind"
+    assert names.ADK_ATTR_MIME_TYPE == "adk.mime_type"
+    assert names.ADK_ATTR_CUSTOM_METADATA == "adk.custom_metadata"
+    assert names.ADK_ATTR_FILE_URI == "adk.file_uri"
+    assert names.ADK_ATTR_CREATE_TIME == "adk.create_time"
+
+
 def test_redis_keys_prefixes_and_channels() -> None:
     """Redis keys, prefixes and channels."""
     assert names.REDIS_INBOX_PREFIX == "aimon:inbox"
