@@ -123,7 +123,11 @@ async def eventually(predicate: Any, what: str, deadline: float = WAIT) -> None:
 
 def through(conn: dict[str, Any], proxy_for: Any) -> dict[str, Any]:
     """``conn`` with its store address (PgBouncer's for the pooled family) replaced by a proxy's."""
-    key = "bouncer_dsn" if conn.get("bouncer_dsn") else {"mongo": "uri", "redis": "url", "postgres": "dsn"}[conn["family"]]
+    key = (
+        "bouncer_dsn"
+        if conn.get("bouncer_dsn")
+        else {"mongo": "uri", "redis": "url", "postgres": "dsn"}[conn["family"]]
+    )
     address = conn[key]
     found = re.search(r"(?:127\.0\.0\.1|localhost):(\d+)", address) or re.search(r"port=(\d+)", address)
     if found is None:
@@ -287,10 +291,7 @@ async def test_chaos_hosts_lose_nothing_and_refuse_stale_writes(
     reliability_counts.add(
         "chaos-host", family, messages=len(sent) + 1, duplicates=duplicates, lost=len(lost),
         refused_stale=refused, quarantined=len(quarantined), errors=len(stale),
-    )  # fmt: skip
-    reliability_counts.add(
-        "chaos-host-adopt-ms", family, messages=len(adoption),
-        duplicates=int(max(adoption) * 1000), lost=int(statistics.median(adoption) * 1000),
+        adopt_max_ms=round(max(adoption) * 1000), adopt_median_ms=round(statistics.median(adoption) * 1000),
     )  # fmt: skip
     print(
         f"{family}: {len(sent) + 1} messages, lost {len(lost)}, duplicates {duplicates} (largest batch "
@@ -316,7 +317,9 @@ async def test_chaos_control_collect_loses_what_a_killed_node_collected(
     sessions = [f"control-{i}" for i in range(sizes.pick(ci=3, full=12))]
     front = await cluster.node("front")
     sent = [f"m{n}" for n in range(sizes.pick(ci=24, full=300))]
-    await front.inbox.deliver_many([InboundMessage.text(sessions[n % len(sessions)], t, agent_ref="a") for n, t in enumerate(sent)])
+    await front.inbox.deliver_many(
+        [InboundMessage.text(sessions[n % len(sessions)], t, agent_ref="a") for n, t in enumerate(sent)]
+    )
     spec = {"conn": conn, "mode": "collect", "sessions": sessions}
     nodes: list[Node] = []
     try:
