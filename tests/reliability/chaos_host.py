@@ -46,6 +46,8 @@ async def _handle(bundle: Any, node: str, emit: Any, session: str, token: int, a
         raise RuntimeError("the poison message fails every time")
     if attempt == 1 and any(text.startswith(RAISE_ONCE) for text in texts):
         raise RuntimeError("a handler that fails once")
+    emit({"e": "begin", "s": session, "t": token, "n": node})
+    await asyncio.sleep(0.05)  # the turn's work, before its write: a SIGSTOP here makes the write a stale one
     start = time.monotonic_ns()
     try:
         await bundle.records.merge_transcript(session, f"{node}:{token}", token)

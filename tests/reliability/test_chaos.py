@@ -112,13 +112,13 @@ def events(nodes: list[Node]) -> list[dict[str, Any]]:
     return found
 
 
-async def eventually(predicate: Any, what: str, deadline: float = WAIT) -> None:
+async def eventually(predicate: Any, what: str, deadline: float = WAIT, every: float = 0.05) -> None:
     """Poll ``predicate`` until it holds (a deadline, not a timing assertion)."""
     end = time.monotonic() + deadline
     while not await predicate():
         if time.monotonic() > end:
             raise AssertionError(f"not within {deadline:g} s: {what}")
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(every)
 
 
 def through(conn: dict[str, Any], proxy_for: Any) -> dict[str, Any]:
@@ -209,12 +209,28 @@ async def test_chaos_hosts_lose_nothing_and_refuse_stale_writes(
                     adoption.extend((first - since) / 1e9 for first in firsts.values())
                     return True
 
+                in_turn_node: list[str] = []
+
+                async def in_turn(live: set[str]) -> bool:
+                    open_turns: dict[tuple[str, str, int], int] = Counter()
+                    for e in events(nodes):
+                        if e["e"] in ("begin", "write") and e["n"] in live:
+                            open_turns[(e["n"], e["s"], e["t"])] += 1 if e["e"] == "begin" else -1
+                    busy = [key for key, n in open_turns.items() if n > 0]
+                    in_turn_node[:] = [busy[0][0]] if busy else []
+                    if not busy:
+                        await send(1)  # keep turns coming until one is caught in the act
+                    return bool(busy)
+
                 async def fault(kind: str) -> None:
                     nonlocal kills, stops
                     await eventually(lambda: handled_some(len(sent) // 2), "the hosts are running turns")
                     live = {n.name for n in nodes if n.process.poll() is None}
                     counted = Counter(h for h in (await holders()).values() if h in live)
                     victim_name = counted.most_common(1)[0][0] if counted else sorted(live)[0]
+                    if kind == "stop":  # stop a holder inside a turn, before its write: on SIGCONT it writes late
+                        await eventually(lambda: in_turn(live), "a host inside a turn", every=0.01)
+                        victim_name = in_turn_node[0]
                     victim = next(n for n in nodes if n.name == victim_name)
                     held = [s for s, h in (await holders()).items() if h == victim_name]
                     since = time.monotonic_ns()
