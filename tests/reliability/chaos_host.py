@@ -12,15 +12,18 @@ rewritten to a TCP proxy), ``node``, ``out`` (a file of JSON lines), ``mode`` an
   session in turn, then the same handling. With ``stall`` set, the node stops after its first non-empty
   collect (prints ``collected`` on stdout and waits): the test kills it right there.
 
-Prints ``ready`` on stdout once connected; SIGKILL and SIGSTOP are what the test does to it. Logs carry
-message texts only because the test generates them (``m<n>``), never user payloads.
+Exits when its stdin closes (the test process is gone). Prints ``ready`` on stdout once connected;
+SIGKILL and SIGSTOP are what the test does to it. Logs carry message texts only because the test
+generates them (``m<n>``), never user payloads.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
+import threading
 import time
 from datetime import timedelta
 from typing import Any, TextIO
@@ -97,7 +100,14 @@ async def _collect(spec: dict[str, Any], bundle: Any, emit: Any) -> None:
             await asyncio.sleep(0.05)  # an idle poll of the at-most-once loop (what the issue's users wrote)
 
 
+def _exit_with_parent() -> None:
+    """End this process when the test's end of its stdin closes (the test process died without killing it)."""
+    sys.stdin.read()
+    os._exit(3)
+
+
 async def main(spec: dict[str, Any]) -> None:
+    threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
     with open(spec["out"], "a", encoding="utf-8") as out:
         emit = _writer(out)
         async with connect(spec["conn"], spec["node"]) as (bundle, _clock):

@@ -89,7 +89,8 @@ async def start(spec: dict[str, Any], tmp: Path) -> Node:
     with (tmp / f"{spec['node']}.stderr").open("w") as err:
         process = subprocess.Popen(
             [sys.executable, "-m", "tests.reliability.chaos_host", json.dumps({**spec, "out": str(out)})],
-            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=err, text=True,
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
         )  # fmt: skip
     node = Node(spec["node"], process, out)
     line = await asyncio.to_thread(readline, node)
