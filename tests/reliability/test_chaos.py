@@ -153,6 +153,13 @@ def proxies() -> Iterator[Any]:
             proxy.close()
 
 
+def where(cluster: Any, request: pytest.FixtureRequest) -> tuple[str, dict[str, Any]]:
+    """The family's name (as the counts table shows it) and where a host process finds its store."""
+    conn = describe(cluster)
+    assert conn is not None
+    return request.node.callspec.params["chaos_cluster"].name, conn
+
+
 async def never(turn: Turn) -> None:
     raise AssertionError("a pure client runs no turn")
 
@@ -160,9 +167,7 @@ async def never(turn: Turn) -> None:
 async def test_chaos_hosts_lose_nothing_and_refuse_stale_writes(
     chaos_cluster: Any, request: pytest.FixtureRequest, sizes: Sizes, reliability_counts: Counts, tmp_path: Path
 ) -> None:
-    cluster, family = chaos_cluster, request.node.callspec.params["chaos_cluster"].name
-    conn = describe(cluster)
-    assert conn is not None
+    cluster, family, conn = chaos_cluster, *where(chaos_cluster, request)
     sessions = [f"chaos-{i}" for i in range(sizes.pick(ci=6, full=12))]
     poison_session = "chaos-poison"
     rounds = sizes.pick(ci=1, full=3)
@@ -178,6 +183,7 @@ async def test_chaos_hosts_lose_nothing_and_refuse_stale_writes(
     with proxies() as (make_proxy, made):
         try:
             faulty = {**spec, "conn": through(conn, make_proxy)} if cuts_on else spec
+            proxied = {"host-0"}  # the node whose connections go through the proxy (its replacements too)
             for i in range(3):
                 nodes.append(await start({**(faulty if i == 0 else spec), "node": f"host-{i}"}, tmp_path))
             async with AsyncSessionHost(front, handler=never, max_sessions=0) as client:
@@ -243,7 +249,10 @@ async def test_chaos_hosts_lose_nothing_and_refuse_stale_writes(
                     if kind == "kill":
                         kills += 1
                         victim.process.wait(30)
-                        nodes.append(await start({**spec, "node": f"host-{len(nodes)}"}, tmp_path))
+                        name = f"host-{len(nodes)}"
+                        if victim_name in proxied:
+                            proxied.add(name)
+                        nodes.append(await start({**(faulty if name in proxied else spec), "node": name}, tmp_path))
                     else:
                         stops += 1
                         victim.signal(signal.SIGCONT)  # resumed past its lease: its writes must be refused
@@ -328,9 +337,7 @@ async def test_chaos_hosts_lose_nothing_and_refuse_stale_writes(
 async def test_chaos_control_collect_loses_what_a_killed_node_collected(
     chaos_cluster: Any, request: pytest.FixtureRequest, sizes: Sizes, reliability_counts: Counts, tmp_path: Path
 ) -> None:
-    cluster, family = chaos_cluster, request.node.callspec.params["chaos_cluster"].name
-    conn = describe(cluster)
-    assert conn is not None
+    cluster, family, conn = chaos_cluster, *where(chaos_cluster, request)
     sessions = [f"control-{i}" for i in range(sizes.pick(ci=3, full=12))]
     front = await cluster.node("front")
     sent = [f"m{n}" for n in range(sizes.pick(ci=24, full=300))]
