@@ -23,7 +23,7 @@ import pytest
 
 COLUMNS = (
     "messages", "duplicates", "lost", "refused_stale", "quarantined", "refused_input", "errors",
-    "promotions", "tokens", "reissued",
+    "promotions", "tokens", "reissued", "adopt_max_ms", "adopt_median_ms",
 )  # fmt: skip
 _HERE = Path(__file__).parent
 
