@@ -94,13 +94,9 @@ def _deliver_many(call: Call) -> None:
             call.instruments.delivered.add(1, {PRIORITY: str(getattr(message.priority, "name", None))})
 
 
-@reads("session_id")
-def _collect(call: Call) -> None:
-    """The session, the batch's size and the highest priority it holds (``NOW`` is the highest)."""
-    call.set(SESSION, call.arg("session_id"))
-    batch = call.result
-    if batch is None:
-        return
+def _batch_attributes(call: Call, batch: Any) -> tuple[int, int]:
+    """A collected or claimed batch's size, unreadable count and highest priority (``NOW`` is the highest)
+    on the span; ``(messages, unreadable)``."""
     if batch.messages:
         call.set(PRIORITY, min(message.priority for message in batch.messages).name)
     messages, unreadable = len(batch.messages), len(batch.unreadable)
@@ -108,6 +104,17 @@ def _collect(call: Call) -> None:
     call.set(UNREADABLE, unreadable)
     if messages + unreadable == 0:
         call.attributes[OUTCOME] = "empty"
+    return messages, unreadable
+
+
+@reads("session_id")
+def _collect(call: Call) -> None:
+    """The session, the batch's size and the highest priority it holds (``NOW`` is the highest)."""
+    call.set(SESSION, call.arg("session_id"))
+    batch = call.result
+    if batch is None:
+        return
+    messages, unreadable = _batch_attributes(call, batch)
     call.instruments.collected.add(messages)
     if unreadable:
         call.instruments.quarantined.add(unreadable)
@@ -143,13 +150,7 @@ def _claim(call: Call) -> None:
     batch = call.result
     if batch is None:
         return
-    if batch.messages:
-        call.set(PRIORITY, min(message.priority for message in batch.messages).name)
-    messages, unreadable = len(batch.messages), len(batch.unreadable)
-    call.set(BATCH, messages + unreadable)
-    call.set(UNREADABLE, unreadable)
-    if messages + unreadable == 0:
-        call.attributes[OUTCOME] = "empty"
+    _, unreadable = _batch_attributes(call, batch)
     if unreadable + len(batch.quarantined):
         call.instruments.quarantined.add(unreadable + len(batch.quarantined))
 
