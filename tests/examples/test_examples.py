@@ -17,6 +17,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 EXPECTED = {
+    "adk_on_host.py": [
+        "mid-turn (the held message's stored events then: ['user'])",
+        "the held message was answered 1 time(s), by ['node-",
+        "6 messages sent, 6 answered\n",
+        "answered more than once: 0\n",
+        "user messages stored more than once: 0\n",
+        "history of trip-1: user > agent > user > agent > user > agent\n",
+        "history of trip-2: user > agent > user > agent > user > agent\n",
+        "notes saved as artifacts: 6, each saved once: True",
+        "every message answered exactly once",
+    ],
     "async_quickstart.py": ["; collected 1", "snapshot of task-1: 1 message, context agent:assistant:c-1"],
     "deepagents_files.py": [
         "tool edit_file: Successfully replaced 1 instance(s) of the string in '/notes/plan.md'",
@@ -71,7 +82,7 @@ def test_example_runs_against_mongodb_uri(script: Path, mongo_uri: str) -> None:
 def test_the_framework_examples_say_what_they_need() -> None:
     for script in EXAMPLES:
         opening = script.read_text(encoding="utf-8").split('"""', 2)[1]
-        if script.name in ("langgraph_chat.py", "deepagents_files.py"):
+        if script.name in ("langgraph_chat.py", "deepagents_files.py", "adk_on_host.py"):
             extra = script.name.split("_", 1)[0]
             # the extra named in the install line (the extras test asks it to name every extra it imports)
             assert re.search(rf"pip install 'aimon-mongo\[([a-z]+,)*{extra}(,[a-z]+)*\]'", opening), script.name
