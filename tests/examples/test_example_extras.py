@@ -30,6 +30,7 @@ NEEDS = {
     "aimon_mongo.langgraph": "langgraph",
     "deepagents": "deepagents",
     "aimon_mongo.deepagents": "deepagents",
+    "agents": "openai-agents",
     "fastapi": "console",
     "aimon_mongo.console": "console",
     "opentelemetry": "otel",
