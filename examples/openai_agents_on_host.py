@@ -288,15 +288,17 @@ async def run(client: AsyncMongoClient[dict[str, Any]], uri: str, database: str,
             elif is_answer(item) and current is not None:
                 answers[current] += 1
                 print(f"  assistant: {item['content'][0]['text']}")
-    slow = next(e for e in events(scratch) if e["outcome"] == "resumed")
-    print(f"killed {victim} mid-turn; {slow['node']} adopted {slow['session']} "
-          f"(attempt {slow['attempt']}, fencing token {slow['token']}): the stored question answered once")  # fmt: skip
+    resumed = [e for e in events(scratch) if e["outcome"] == "resumed"]  # the stored question, answered
+    for e in resumed:
+        print(f"killed {victim} mid-turn; {e['node']} adopted {e['session']} "
+              f"(attempt {e['attempt']}, fencing token {e['token']}): the stored question answered once")  # fmt: skip
     lost = [entry for entry in sent if answers[entry] == 0]
     twice = [entry for entry in sent if answers[entry] > 1 or inputs[entry] > 1]
     print(f"{len(sent)} messages sent, {len(sent) - len(lost)} answered")
     print(f"answered more than once: {len(twice)}")
     print(f"{survivor} drained on SIGTERM with exit code {drained}")
-    return not lost and not twice and set(answers) == set(sent) and drained == 0 and slow["node"] == survivor
+    adopted = [e["node"] for e in resumed] == [survivor]
+    return not lost and not twice and set(answers) == set(sent) and drained == 0 and adopted
 
 
 async def amain() -> None:
