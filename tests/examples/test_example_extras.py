@@ -33,6 +33,7 @@ NEEDS = {
     "google.adk": "adk",
     "google.genai": "adk",
     "aimon_mongo.adk": "adk",
+    "agents": "openai-agents",
     "fastapi": "console",
     "aimon_mongo.console": "console",
     "opentelemetry": "otel",
