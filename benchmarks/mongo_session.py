@@ -162,7 +162,8 @@ class Cases:
         for doc in self.bulk_docs:
             stage: dict[str, Any] = {k: {"$literal": v} for k, v in doc.items()}
             stage["deliveredAt"] = "$$NOW"
-            writes.append(UpdateOne({"_id": ObjectId(), "conversationId": "bench-bulk"}, [{"$set": stage}], upsert=True))
+            target = {"_id": ObjectId(), "conversationId": "bench-bulk"}
+            writes.append(UpdateOne(target, [{"$set": stage}], upsert=True))
         self.durable_inbox.bulk_write(writes, ordered=True)
         query = {"conversationId": "bench-bulk"}
         operations, collected = self.batch, 0
@@ -171,7 +172,8 @@ class Cases:
             docs = self.durable_inbox.find(query).sort(FIFO).limit(64).to_list()
             if docs:
                 ids = [doc["_id"] for doc in docs]
-                removed = self.durable_inbox.delete_many({"conversationId": "bench-bulk", "_id": {"$in": ids}}, session=session)
+                named = {"conversationId": "bench-bulk", "_id": {"$in": ids}}
+                removed = self.durable_inbox.delete_many(named, session=session)
                 assert removed.deleted_count == len(ids)
             return docs
 
@@ -315,8 +317,9 @@ def batch_targets(cases: Cases, log: CommandLog, samples: dict[str, list[Sample]
          "raw batched sends prebuilt documents and decodes nothing"),
     ]  # fmt: skip
     return [
-        Result(TITLE, f"deliver_many+collect: {case}", unit, ours, theirs, target=target, higher_is_better=False,
-               note=note)
+        Result(
+            TITLE, f"deliver_many+collect: {case}", unit, ours, theirs, target=target, higher_is_better=False, note=note
+        )
         for case, (unit, ours, theirs, target, note) in zip(BATCH_TARGETS, rows, strict=True)
     ]
 

@@ -66,7 +66,8 @@ class Recording:
 
     commands: list[SeenCommand] = field(default_factory=list)
     documents: int = 0
-    """Documents the server returned in cursor batches (``find`` / ``aggregate`` / ``getMore`` replies)."""
+    """Documents the server returned: in cursor batches (``find`` / ``aggregate`` / ``getMore`` replies) and as
+    the ``value`` of a ``findAndModify``."""
     bytes_sent: int = 0
     """BSON bytes of the commands sent (their documents and statements included)."""
     bytes_received: int = 0
@@ -128,10 +129,12 @@ class CommandLog(monitoring.CommandListener):
             size = _bson_size(event.reply)
             cursor = event.reply.get("cursor")
             batch = cursor.get("firstBatch", cursor.get("nextBatch")) if isinstance(cursor, Mapping) else None
+            returned = len(batch) if isinstance(batch, list) else 0
+            if event.command_name == "findAndModify" and isinstance(event.reply.get("value"), Mapping):
+                returned = 1
             for recording in self._open:
                 recording.bytes_received += size
-                if isinstance(batch, list):
-                    recording.documents += len(batch)
+                recording.documents += returned
 
     def failed(self, event: monitoring.CommandFailedEvent) -> None:
         if event.command_name in NOT_ROUND_TRIPS:

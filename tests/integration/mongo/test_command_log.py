@@ -58,11 +58,14 @@ def test_sums_the_bson_size_of_commands_sent_and_replies_received(mongo_uri: str
             found = coll.find_one({"_id": "big"})
         with log.recording() as nothing:
             coll.find_one({"_id": "absent"})
+        with log.recording() as taken:
+            coll.find_one_and_delete({"_id": "big"})
         assert found is not None and found["payload"] == payload
         # The document travels once each way: at least its 10,000 bytes, at most some framing more.
         assert 10_000 < write.bytes_sent < 10_400 and write.bytes_received < 200
         assert read.bytes_sent < 300 and 10_000 < read.bytes_received < 10_400 and read.documents == 1
         assert nothing.bytes_received < 200 and nothing.documents == 0
+        assert taken.documents == 1 and 10_000 < taken.bytes_received < 10_400
     finally:
         client.drop_database(mongo_db_name)
         client.close()
