@@ -188,10 +188,10 @@ def bench_small(
                     "theirs": lambda: timed_steps(theirs, "theirs", steps)}, repeats, warmup=False)  # fmt: skip
     count = len(ours.paths)
     results = [
-        Result.timed(TITLE, CASES[0], whole["ours"], whole["theirs"], unit="workloads/s", target=1.0,
-                     note=f"{count:,} files of {ours.size // 1024} KiB; target: AimonBackend at least as fast; "
-                     f"StoreBackend reads every item for grep and glob in one page of {STORE_PAGE:,} (see the "
-                     "prose)"),
+        Result.timed(TITLE, CASES[0], whole["ours"], whole["theirs"], unit="workloads/s",
+                     note=f"{count:,} files of {ours.size // 1024} KiB; the wall clock is the server's (issue 31): "
+                     "the targets are the per-call rows; StoreBackend reads every item for grep and glob in one "
+                     f"page of {STORE_PAGE:,} (see the prose)"),
     ]  # fmt: skip
     for index, name in enumerate(STEPS, start=1):
         unit = "steps/s" if name in ("grep", "glob") else f"{count:,} files/s"

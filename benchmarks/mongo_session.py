@@ -251,13 +251,14 @@ CASES = (
 )
 
 
-def plan(cases: Cases, lease_repeat: int, suffix: str = "") -> dict[str, tuple[Any, Any, int, float]]:
+def plan(cases: Cases, lease_repeat: int, suffix: str = "") -> dict[str, tuple[Any, Any, int, float | None]]:
     """Case name -> (ours, raw, calls per round, target)."""
     return {
         f"deliver+collect{suffix}": (cases.ours_deliver_collect, cases.raw_deliver_collect, 1, 0.90),
         f"acquire+release{suffix}": (cases.ours_acquire_release, cases.raw_acquire_release, lease_repeat, 0.90),
+        # At 1 ms the wall clock is the stand-in's own cost: the target is stated in round trips (BATCH_TARGETS).
         f"deliver_many+collect{suffix}": (
-            cases.ours_deliver_many_collect, cases.raw_deliver_collect, 1, 10.0 if suffix else 0.90
+            cases.ours_deliver_many_collect, cases.raw_deliver_collect, 1, None if suffix else 0.90
         ),
     }  # fmt: skip
 

@@ -79,11 +79,6 @@ def _filename(revision: Revision) -> str:
     return revision.filename
 
 
-def _newest(group: list[tuple[Revision, bytes | None]]) -> tuple[Revision, bytes | None]:
-    """The winning revision of one name (with what came along with it)."""
-    return group[0] if len(group) == 1 else max(group, key=lambda item: newest_first_key(item[0]))
-
-
 class _BucketReader(AsyncReaderBase):
     """An input stream on one revision."""
 
@@ -330,18 +325,22 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         """The newest revision of every file whose name starts with ``prefix``, in name order; with
         ``contents``, each with its whole content where the store fetched it along (one-chunk files)."""
         scan = self._store.scan(prefix, contents=contents)
-        group: list[tuple[Revision, bytes | None]] = []
+        kept: tuple[Revision, bytes | None] | None = None  # the newest revision so far of the current name
         try:
             with self._guard("Failed to list directory", path):
-                async for revision, content in scan:
-                    if is_marker_name(revision.filename):
+                async for item in scan:
+                    name = item[0].filename
+                    if is_marker_name(name):
                         continue
-                    if group and group[0][0].filename != revision.filename:
-                        yield _newest(group)
-                        group = []
-                    group.append((revision, content))
-            if group:
-                yield _newest(group)
+                    if kept is not None:
+                        if kept[0].filename == name:
+                            if newest_first_key(item[0]) > newest_first_key(kept[0]):
+                                kept = item
+                            continue
+                        yield kept
+                    kept = item
+            if kept is not None:
+                yield kept
         finally:
             await scan.aclose()
 

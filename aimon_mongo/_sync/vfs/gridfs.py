@@ -122,14 +122,14 @@ def _head_lookup(chunks: str) -> dict[str, Any]:
 def _head_of(doc: Mapping[str, Any], revision: Revision) -> bytes | None:
     """The whole content a ``$lookup`` brought along with a files document, if it is all there: ``b""``
     for an empty file, else the one chunk when its length is the file's (anything else is read, and
-    checked, by the chunk reader)."""
+    checked, by the chunk reader). Plain ``dict`` / ``list`` checks: this runs once per file of a grep."""
     if revision.length == 0:
         return b""
     heads = doc.get(_HEAD)
-    if not isinstance(heads, list) or len(heads) != 1 or not isinstance(heads[0], Mapping):
+    if type(heads) is not list or len(heads) != 1 or type(heads[0]) is not dict:
         return None
     data = heads[0].get(_DATA)
-    return bytes(data) if isinstance(data, bytes) and len(data) == revision.length else None
+    return data if type(data) is bytes and len(data) == revision.length else None
 
 
 def _range(prefix: str) -> dict[str, Any]:
