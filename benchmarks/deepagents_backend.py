@@ -105,7 +105,9 @@ class Workload:
         self.state = new
 
     def grep(self) -> None:
-        assert len(self.backend.grep("needle", "/project").matches) == self.expected_grep
+        found = self.backend.grep("needle", "/project")
+        matches = found.matches or []
+        assert len(matches) == self.expected_grep, (len(matches), self.expected_grep, found.error, found.truncated)
 
     def glob(self) -> None:
         assert len(self.backend.glob("**/*.md", "/project").matches) == len(self.paths) // 2
