@@ -10,6 +10,7 @@ that receives the run's config (``None`` outside a run) and returns the root.
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -24,8 +25,9 @@ RootFactory = Callable[[Mapping[str, Any] | None], str]
 Root = str | RootFactory
 
 
-def _fields(template: str) -> list[str]:
-    return [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
+@functools.lru_cache(maxsize=64)
+def _fields(template: str) -> tuple[str, ...]:
+    return tuple(field for _, field, _, _ in string.Formatter().parse(template) if field is not None)
 
 
 def _segment(name: str, value: object) -> str:
@@ -55,6 +57,12 @@ def resolve_root(root: Root, config: Mapping[str, Any] | None) -> str:
             resolved = root.format(**{field: _segment(field, configurable[field]) for field in fields})
     if not isinstance(resolved, str):
         raise InvalidArgumentError(f"the AimonBackend root must be a str, got {type(resolved).__name__}")
+    return _checked_root(resolved)
+
+
+@functools.lru_cache(maxsize=1024)
+def _checked_root(resolved: str) -> str:
+    """A resolved root, validated once per distinct value (a thread's calls all resolve to the same)."""
     checked = validate_dir_path(resolved) if resolved else ""
     return "" if is_root(checked) else checked.rstrip(SEPARATOR)
 

@@ -12,7 +12,10 @@ A :class:`CommandLog` is a PyMongo ``CommandListener``: pass it as ``event_liste
 What is kept per command is its name, database, collection and the *shape* of its filter (the field names
 of ``filter`` / ``q`` / ``query``), never the values: a log of commands must not carry message payloads.
 Connection handshakes and heartbeats (``hello``, ``isMaster``, ``ping``, ``endSessions``, SASL) are not
-counted; they are not what an operation costs.
+counted; they are not what an operation costs. A recording also sums the BSON size of every command sent and
+every reply received (:attr:`Recording.bytes_sent` / :attr:`Recording.bytes_received`: the documents as the
+driver hands them to the listener, re-encoded, so without the few bytes of message framing), only while it
+is open.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import bson
+from bson.errors import BSONError
 from pymongo import monitoring
 
 NOT_ROUND_TRIPS = frozenset(
@@ -61,7 +66,12 @@ class Recording:
 
     commands: list[SeenCommand] = field(default_factory=list)
     documents: int = 0
-    """Documents the server returned in cursor batches (``find`` / ``aggregate`` / ``getMore`` replies)."""
+    """Documents the server returned: in cursor batches (``find`` / ``aggregate`` / ``getMore`` replies) and as
+    the ``value`` of a ``findAndModify``."""
+    bytes_sent: int = 0
+    """BSON bytes of the commands sent (their documents and statements included)."""
+    bytes_received: int = 0
+    """BSON bytes of the replies of those commands (failed ones included)."""
 
     @property
     def round_trips(self) -> int:
@@ -105,21 +115,42 @@ class CommandLog(monitoring.CommandListener):
             seen = describe(event.command_name, event.database_name, event.command)
             if self._origins:
                 seen = replace(seen, origin=library_callers())
+            size = _bson_size(event.command)
             for recording in self._open:
                 recording.commands.append(seen)
+                recording.bytes_sent += size
 
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        cursor = event.reply.get("cursor") if event.command_name not in NOT_ROUND_TRIPS else None
-        if not isinstance(cursor, Mapping):
+        if event.command_name in NOT_ROUND_TRIPS:
             return
-        batch = cursor.get("firstBatch", cursor.get("nextBatch"))
-        if isinstance(batch, list):
-            with self._lock:
-                for recording in self._open:
-                    recording.documents += len(batch)
+        with self._lock:
+            if not self._open:
+                return
+            size = _bson_size(event.reply)
+            cursor = event.reply.get("cursor")
+            batch = cursor.get("firstBatch", cursor.get("nextBatch")) if isinstance(cursor, Mapping) else None
+            returned = len(batch) if isinstance(batch, list) else 0
+            if event.command_name == "findAndModify" and isinstance(event.reply.get("value"), Mapping):
+                returned = 1
+            for recording in self._open:
+                recording.bytes_received += size
+                recording.documents += returned
 
     def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        return None
+        if event.command_name in NOT_ROUND_TRIPS:
+            return
+        with self._lock:
+            size = _bson_size(event.failure) if self._open else 0
+            for recording in self._open:
+                recording.bytes_received += size
+
+
+def _bson_size(document: Mapping[str, Any]) -> int:
+    """The size of ``document`` as BSON (0 if it cannot be encoded: a count must never fail a command)."""
+    try:
+        return len(bson.encode(document))
+    except (BSONError, TypeError, ValueError):
+        return 0
 
 
 def describe(name: str, database: str, command: Mapping[str, Any]) -> SeenCommand:

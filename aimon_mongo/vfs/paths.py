@@ -26,6 +26,7 @@ prefix is ``""``.
 from __future__ import annotations
 
 import os
+import re
 
 from aimon_mongo.errors import InvalidPathError
 
@@ -44,6 +45,10 @@ REASON_DOT_SEGMENT = "'.' path segment is not allowed"
 REASON_TRAILING_SEPARATOR = "file path cannot end with a separator"
 REASON_ROOT = "path names the root directory"
 REASON_NOT_A_TYPE = "path must be a str or an os.PathLike of str"
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+"""A control character (below U+0020, or DEL)."""
 
 
 def _refuse(path: object, reason: str) -> InvalidPathError:
@@ -65,7 +70,7 @@ def _check_common(path: object) -> str:
     path = _as_text(path)
     if "\x00" in path:
         raise _refuse(path, REASON_NUL)
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in path):
+    if _CONTROL.search(path):
         raise _refuse(path, REASON_CONTROL)
     if any(segment == ".." for segment in path.replace("\\", SEPARATOR).split(SEPARATOR)):
         raise _refuse(path, REASON_TRAVERSAL)

@@ -140,6 +140,17 @@ class GrepScanner:
         self._decoder.reset()
         self._files += 1
 
+    def whole_file(self, path: str, content: bytes) -> None:
+        """A whole file at once (call :meth:`admits` first): as :meth:`start_file`, :meth:`feed` and
+        :meth:`end_file`, without looking at the lines of a file that does not hold the literal at all."""
+        if self._needle and self._needle not in content:
+            self._files += 1  # no match whatever the file is (text or binary): nothing else to record
+            self._bytes += len(content)
+            return
+        self.start_file(path)
+        self.feed(content)
+        self.end_file()
+
     def _scan(self, lines: bytes) -> None:
         """Search ``\n``-separated complete lines (``lines`` holds no trailing ``\n``)."""
         if self._needle not in lines:

@@ -60,15 +60,17 @@ async def test_a_read_that_loses_a_race_with_an_overwrite_reads_the_new_revision
     async with AsyncMemoryFileSystem() as fs:
         await fs.write("r.txt", b"old")
         store: Any = fs._store
-        original = store.open_download
+        original = store.open_newest
         raced: list[bool] = []
 
-        async def racing_open(revision: Any) -> Any:
+        async def racing_open(name: str) -> Any:
             if not raced:  # another writer replaces the file between lookup and open
                 raced.append(True)
+                stale = await store.newest(name)
                 await fs.write("r.txt", b"new")
-            return await original(revision)
+                return stale, await store.open_download(stale)
+            return await original(name)
 
-        store.open_download = racing_open
+        store.open_newest = racing_open
         assert await fs.read("r.txt") == b"new"
         assert raced

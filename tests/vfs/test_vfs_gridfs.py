@@ -3,6 +3,7 @@ upload-then-retire, clock skew, fsck, the O(children) listing, client ownership.
 
 from __future__ import annotations
 
+import inspect
 import io
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -122,23 +123,35 @@ async def test_a_reader_of_a_retired_revision_is_told_and_a_whole_read_retries(
     await reader.close()
 
     store = _raw(gfs).gridfs
-    original = store.open_download
+    original = store.open_newest
     replaced = []
 
-    def racing_open(revision: Any) -> Any:
+    def race() -> None:
         if not replaced:  # a concurrent writer retires the revision between lookup and first read
             replaced.append(True)
             GridFSBucket(mongo_db).upload_from_stream("r.bin", io.BytesIO(b"3" * 500))
             newest = mongo_db["fs.files"].find_one({"filename": "r.bin"}, sort=[("uploadDate", -1), ("_id", -1)])
             for doc in mongo_db["fs.files"].find({"filename": "r.bin", "_id": {"$ne": newest["_id"]}}):
                 GridFSBucket(mongo_db).delete(doc["_id"])
-        return original(revision)
 
-    store.open_download = racing_open
+    def racing_open(name: str) -> Any:
+        opened = original(name)
+        if not inspect.isawaitable(opened):
+            race()
+            return opened
+
+        async def looked_up() -> Any:  # the async flavour: the lookup runs when awaited
+            found = await opened
+            race()
+            return found
+
+        return looked_up()
+
+    store.open_newest = racing_open
     try:
         assert await gfs.read("r.bin") == b"3" * 500
     finally:
-        del store.open_download
+        del store.open_newest
     assert replaced
 
 

@@ -18,7 +18,7 @@ import pytest
 from pymongo import AsyncMongoClient, MongoClient, monitoring
 from pymongo.synchronous.database import Database
 
-from aimon_mongo._sync.vfs.gridfs import BATCH_BYTES
+from aimon_mongo._sync.mongo.chunks import BATCH_BYTES
 from aimon_mongo.errors import (
     BackendConnectionError,
     BackendUnavailable,

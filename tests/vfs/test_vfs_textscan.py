@@ -55,3 +55,15 @@ def test_grep_finds_what_splitting_on_newlines_finds(data: bytes, needle: str, s
         return
     expected = [(number, line) for number, line in enumerate(text.split("\n"), 1) if needle in line]
     assert [(m.line, m.text) for m in scanner.result().matches] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=40), min_size=1, max_size=4), st.sampled_from(["a", "ab", "\n", ""]))
+def test_a_whole_file_at_once_finds_and_counts_what_streaming_it_does(files: list[bytes], needle: str) -> None:
+    whole, streamed = GrepScanner(needle, max_bytes=None), GrepScanner(needle, max_bytes=None)
+    for number, data in enumerate(files):
+        whole.whole_file(f"f{number}", data)
+        streamed.start_file(f"f{number}")
+        streamed.feed(data)
+        streamed.end_file()
+    assert whole.result() == streamed.result()

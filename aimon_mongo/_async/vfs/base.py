@@ -27,7 +27,6 @@ from aimon_mongo.vfs.sizecap import check_max_file_size
 from aimon_mongo.vfs.textscan import DEFAULT_GREP_MAX_BYTES, GrepScanner, LineCollector
 
 READ_CHUNK = 1024 * 1024
-_GREP_BATCH = 256
 
 
 def _as_bytes(chunk: object) -> bytes | bytearray | memoryview:
@@ -389,9 +388,13 @@ class AsyncFileSystemBase(ABC):
         infos = [info for info, _ in await self._targets(p, compiled)]
         return infos if max_results is None else infos[:max_results]
 
-    async def _small_contents(self, targets: list[tuple[FileInfo, Any]]) -> dict[str, bytes]:
-        """Contents of small files fetched together (by path); the default fetches none this way."""
-        return {}
+    async def _grep_sources(
+        self, path: str, pattern: CompiledGlob | None
+    ) -> AsyncGenerator[tuple[str, bytes | None], None]:
+        """The files a grep reads, in name order, each with its whole content when the backend fetched it along
+        with the listing (``None``: :meth:`_grep_file` streams it). The default fetches no content this way."""
+        for info, _ in await self._targets(path, pattern):
+            yield info.path, None
 
     async def grep(
         self,
@@ -413,26 +416,24 @@ class AsyncFileSystemBase(ABC):
         p = validate_path(path)
         scanner = GrepScanner(literal, max_count, max_bytes)
         compiled = compile_glob(glob) if glob is not None else None
-        targets = await self._targets(p, compiled)
-        for start in range(0, len(targets), _GREP_BATCH):
-            batch = targets[start : start + _GREP_BATCH]
-            contents = await self._small_contents(batch)
-            for info, _ in batch:
+        sources = self._grep_sources(p, compiled)
+        try:
+            async for name, content in sources:
                 if scanner.stopped:
-                    return scanner.result()
-                await self._grep_file(scanner, info, contents.get(info.path))
+                    break
+                await self._grep_file(scanner, name, content)
+        finally:
+            await sources.aclose()
         return scanner.result()
 
-    async def _grep_file(self, scanner: GrepScanner, info: FileInfo, content: bytes | None) -> None:
+    async def _grep_file(self, scanner: GrepScanner, name: str, content: bytes | None) -> None:
         if content is not None:
             if scanner.admits(len(content)):
-                scanner.start_file(info.path)
-                scanner.feed(content)
-                scanner.end_file()
+                scanner.whole_file(name, content)
             return
-        scanner.start_file(info.path)
+        scanner.start_file(name)
         try:
-            reader = await self.open_input(info.path)
+            reader = await self.open_input(name)
         except (VfsFileNotFoundError, InvalidPathError):  # deleted or replaced by a directory meanwhile
             scanner.end_file(complete=False)
             return

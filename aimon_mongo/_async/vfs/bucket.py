@@ -47,6 +47,7 @@ from aimon_mongo.vfs.paths import (
     ROOT,
     SEPARATOR,
     ancestors,
+    base_name,
     dir_path,
     dir_prefix,
     is_root,
@@ -318,21 +319,28 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
                     infos.append(file_info(revision))
         return infos
 
-    async def _winners(self, path: str, prefix: str) -> AsyncGenerator[Revision, None]:
-        """The newest revision of every file whose name starts with ``prefix``, in name order."""
-        scan = self._store.scan(prefix)
-        group: list[Revision] = []
+    async def _winners(
+        self, path: str, prefix: str, *, contents: bool = False
+    ) -> AsyncGenerator[tuple[Revision, bytes | None], None]:
+        """The newest revision of every file whose name starts with ``prefix``, in name order; with
+        ``contents``, each with its whole content where the store fetched it along (one-chunk files)."""
+        scan = self._store.scan(prefix, contents=contents)
+        kept: tuple[Revision, bytes | None] | None = None  # the newest revision so far of the current name
         try:
             with self._guard("Failed to list directory", path):
-                async for revision in scan:
-                    if is_marker_name(revision.filename):
+                async for item in scan:
+                    name = item[0].filename
+                    if is_marker_name(name):
                         continue
-                    if group and group[0].filename != revision.filename:
-                        yield max(group, key=newest_first_key)
-                        group = []
-                    group.append(revision)
-            if group:
-                yield max(group, key=newest_first_key)
+                    if kept is not None:
+                        if kept[0].filename == name:
+                            if newest_first_key(item[0]) > newest_first_key(kept[0]):
+                                kept = item
+                            continue
+                        yield kept
+                    kept = item
+            if kept is not None:
+                yield kept
         finally:
             await scan.aclose()
 
@@ -343,7 +351,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
             prefix = await self._require_directory(p)
         winners = self._winners(p, prefix)
         try:
-            async for revision in winners:
+            async for revision, _ in winners:
                 yield file_info(revision)
         finally:
             await winners.aclose()
@@ -355,20 +363,41 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         winners = self._winners(root, prefix + (pattern.prefix if pattern is not None else ""))
         found = False
         try:
-            async for revision in winners:
+            async for revision, _ in winners:
                 found = True
-                yield file_info(revision), revision
+                if pattern is None or pattern.matches(revision.filename[len(prefix) :]):  # no info for the others
+                    yield file_info(revision), revision
         finally:
             await winners.aclose()
         if not found:
             with self._guard("Failed to list directory", root):
                 await self._require_directory(root)
 
-    async def _small_contents(self, targets: list[tuple[FileInfo, Any]]) -> dict[str, bytes]:
-        revisions = [ref for _, ref in targets if isinstance(ref, Revision)]
-        with self._guard("Failed to read file", None):
-            by_id = await self._store.read_small(revisions)
-        return {revision.filename: by_id[revision.id] for revision in revisions if revision.id in by_id}
+    async def _grep_sources(
+        self, path: str, pattern: CompiledGlob | None
+    ) -> AsyncGenerator[tuple[str, bytes | None], None]:
+        """One range scan that brings the content of every one-chunk file along (GridFS: one ``aggregate``
+        with a ``$lookup`` of the first chunk); larger files are streamed by the caller."""
+        prefix = dir_prefix(path)
+        winners = self._winners(path, prefix + (pattern.prefix if pattern is not None else ""), contents=True)
+        found = False
+        try:
+            async for revision, content in winners:
+                found = True
+                if pattern is None or pattern.matches(revision.filename[len(prefix) :]):
+                    yield revision.filename, content
+        finally:
+            await winners.aclose()
+        if found:
+            return
+        try:
+            with self._guard("Failed to list directory", path):
+                await self._require_directory(path)
+        except InvalidPathError as exc:  # the path is a file: grep that file
+            if exc.reason != NOT_A_DIRECTORY or path.endswith(SEPARATOR):
+                raise
+            if pattern is None or pattern.matches(base_name(path)):
+                yield path, None
 
     async def _set_modified(self, path: str, modified: datetime) -> FileInfo:
         with self._guard("Failed to set modified time", path):
@@ -396,12 +425,12 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         self._life.require_open()
         p = validate_file_path(path)
         with self._guard("Failed to read file", p):
-            revision = await self._store.newest(p)
-            if revision is None:
+            opened = await self._store.open_newest(p)
+            if opened is None:
                 if await self._first_under(p + SEPARATOR) is not None:
                     raise InvalidPathError(p, IS_A_DIRECTORY)
                 raise VfsFileNotFoundError(p, self.backend_type)
-            download = await self._store.open_download(revision)
+            revision, download = opened
         return _BucketReader(download, p, self._guard, revision.etag)
 
     async def read(self, path: str) -> bytes:

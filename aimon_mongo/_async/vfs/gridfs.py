@@ -31,7 +31,7 @@ from pymongo.asynchronous.collection import AsyncCollection
 from pymongo.asynchronous.database import AsyncDatabase
 from pymongo.errors import ConnectionFailure, DuplicateKeyError, PyMongoError
 
-from aimon_mongo._async.mongo.chunks import BATCH_BYTES, AsyncChunkReader, AsyncChunkWriter, MissingChunks
+from aimon_mongo._async.mongo.chunks import AsyncChunkReader, AsyncChunkWriter, MissingChunks
 from aimon_mongo._async.vfs.bucket import AsyncBucketFileSystem
 from aimon_mongo._async.vfs.fsck import run_fsck
 from aimon_mongo._async.vfs.store import Committed, WriteCheck
@@ -95,6 +95,40 @@ _REVISION_FIELDS = {
 
 
 _NAME_FIELDS = {"_id": 1, GRIDFS_FILENAME: 1, GRIDFS_UPLOAD_DATE: 1}
+_CONTENT_FIELDS = {"_id": 1, GRIDFS_FILENAME: 1, GRIDFS_LENGTH: 1, GRIDFS_CHUNK_SIZE: 1, GRIDFS_UPLOAD_DATE: 1}
+_HEAD = "head"
+"""The field the chunk-fetching ``$lookup`` adds (in the reply only, never stored)."""
+_DATA = "data"
+
+
+def _head_lookup(chunks: str) -> dict[str, Any]:
+    """The ``$lookup`` stage that adds ``head``: the chunk ``n = 0`` of a files document whose whole content
+    fits one chunk (none for empty and multi-chunk files), found by the ``chunks`` collection's ``files_id``
+    index (the concise ``localField`` + ``pipeline`` form: MongoDB 5.0 and later)."""
+    one_chunk = {"$lte": [f"${GRIDFS_LENGTH}", f"${GRIDFS_CHUNK_SIZE}"]}  # an empty file has no chunk
+    return {
+        "$lookup": {
+            "from": chunks,
+            "localField": "_id",
+            "foreignField": GRIDFS_FILES_ID,
+            "let": {"whole": one_chunk},
+            "pipeline": [{"$match": {GRIDFS_N: 0, "$expr": "$$whole"}}, {"$project": {"_id": 0, _DATA: 1}}],
+            "as": _HEAD,
+        }
+    }
+
+
+def _head_of(doc: Mapping[str, Any], revision: Revision) -> bytes | None:
+    """The whole content a ``$lookup`` brought along with a files document, if it is all there: ``b""``
+    for an empty file, else the one chunk when its length is the file's (anything else is read, and
+    checked, by the chunk reader). Plain ``dict`` / ``list`` checks: this runs once per file of a grep."""
+    if revision.length == 0:
+        return b""
+    heads = doc.get(_HEAD)
+    if type(heads) is not list or len(heads) != 1 or type(heads[0]) is not dict:
+        return None
+    data = heads[0].get(_DATA)
+    return data if type(data) is bytes and len(data) == revision.length else None
 
 
 def _range(prefix: str) -> dict[str, Any]:
@@ -194,6 +228,7 @@ class AsyncGridFSStore:
         self.chunk_size = chunk_size
         self.files: AsyncCollection[Any] = database[f"{bucket}.{GRIDFS_FILES_SUFFIX}"]
         self.chunks: AsyncCollection[Any] = database[f"{bucket}.{GRIDFS_CHUNKS_SUFFIX}"]
+        self._head_stage = _head_lookup(self.chunks.name)
 
     async def prepare(self) -> None:
         await self.files.create_index(FILES_INDEX)
@@ -279,13 +314,31 @@ class AsyncGridFSStore:
                 found.setdefault(doc[GRIDFS_FILENAME], []).append(doc["_id"])
         return found
 
-    async def scan(self, prefix: str) -> AsyncGenerator[Revision, None]:
-        cursor = self.files.find(_range(prefix), _REVISION_FIELDS).sort(BY_NAME)
+    async def scan(self, prefix: str, *, contents: bool = False) -> AsyncGenerator[tuple[Revision, bytes | None], None]:
+        """One ``find`` on the filename index; with ``contents``, one ``aggregate`` of the same range that
+        brings each one-chunk file's chunk along (a ``$lookup`` on the chunks index) and no metadata (the
+        callers want names and content)."""
+        if not contents:
+            cursor = self.files.find(_range(prefix), _REVISION_FIELDS).sort(BY_NAME)
+            try:
+                async for doc in cursor:
+                    yield _revision(doc), None
+            finally:
+                await cursor.close()
+            return
+        pipeline: list[dict[str, Any]] = [
+            {"$match": _range(prefix)},
+            {"$sort": dict(BY_NAME)},
+            {"$project": _CONTENT_FIELDS},
+            self._head_stage,
+        ]
+        found = await self.files.aggregate(pipeline)
         try:
-            async for doc in cursor:
-                yield _revision(doc)
+            async for doc in found:
+                revision = _revision(doc)
+                yield revision, _head_of(doc, revision)
         finally:
-            await cursor.close()
+            await found.close()
 
     async def ids_under(self, name: str, prefix: str) -> list[Any]:
         query = {"$or": [{GRIDFS_FILENAME: name}, _range(prefix)]}
@@ -297,33 +350,24 @@ class AsyncGridFSStore:
     async def open_download(self, revision: Revision) -> _GridDownload:
         return _GridDownload(self, revision)
 
-    async def read_small(self, revisions: Sequence[Revision]) -> dict[Any, bytes]:
-        """One ``$in`` query per :data:`BATCH_BYTES` of single-chunk files (empty files need none)."""
-        found: dict[Any, bytes] = {}
-        batch: list[Revision] = []
-        size = 0
-        for revision in revisions:
-            if revision.length == 0:
-                found[revision.id] = b""
-            elif revision.length <= (revision.chunk_size or self.chunk_size):
-                if batch and size + revision.length > BATCH_BYTES:
-                    found.update(await self._first_chunks(batch))
-                    batch, size = [], 0
-                batch.append(revision)
-                size += revision.length
-        if batch:
-            found.update(await self._first_chunks(batch))
-        return found
-
-    async def _first_chunks(self, batch: list[Revision]) -> dict[Any, bytes]:
-        lengths = {revision.id: revision.length for revision in batch}
-        query = {GRIDFS_FILES_ID: {"$in": list(lengths)}, GRIDFS_N: 0}
-        found: dict[Any, bytes] = {}
-        async for doc in self.chunks.find(query, {"_id": 0, GRIDFS_FILES_ID: 1, "data": 1}).batch_size(len(batch)):
-            data = bytes(doc.get("data", b""))
-            if len(data) == lengths.get(doc[GRIDFS_FILES_ID]):
-                found[doc[GRIDFS_FILES_ID]] = data
-        return found
+    async def open_newest(self, name: str) -> tuple[Revision, _GridDownload] | None:
+        """One ``aggregate``: the newest files document of ``name`` and, for a one-chunk file, its chunk."""
+        pipeline: list[dict[str, Any]] = [
+            {"$match": {GRIDFS_FILENAME: name}},
+            {"$sort": dict(NEWEST_FIRST)},
+            {"$limit": 1},
+            {"$project": _REVISION_FIELDS},
+            self._head_stage,
+        ]
+        docs = await (await self.files.aggregate(pipeline)).to_list(1)
+        if not docs:
+            return None
+        revision = _revision(docs[0])
+        download = _GridDownload(self, revision)
+        head = _head_of(docs[0], revision)
+        if head:  # an empty file needs no chunk at all
+            download.preload(head)
+        return revision, download
 
     async def claim(self, document: dict[str, Any], base: Revision | None) -> bool:
         """Insert a conditional write's (unpublished) files document; ``False`` if another writer holds the

@@ -181,11 +181,15 @@ class AsyncMemoryStore:
             out.append(name)
         return out
 
-    async def scan(self, prefix: str) -> AsyncGenerator[Revision, None]:
+    async def scan(self, prefix: str, *, contents: bool = False) -> AsyncGenerator[tuple[Revision, bytes | None], None]:
         async with self._lock:
-            revisions = [r for name in self._names_from(prefix) for r in reversed(self._sorted(name))]
-        for revision in revisions:  # sync: yield from revisions
-            yield revision  # sync: drop
+            found = [
+                (r, self._data[r.id][1] if contents else None)
+                for name in self._names_from(prefix)
+                for r in reversed(self._sorted(name))
+            ]
+        for item in found:  # sync: yield from found
+            yield item  # sync: drop
 
     async def ids_under(self, name: str, prefix: str) -> list[Any]:
         async with self._lock:
@@ -202,9 +206,12 @@ class AsyncMemoryStore:
             raise FileReplacedError(revision.filename)
         return _MemoryDownload(entry[1])
 
-    async def read_small(self, revisions: Sequence[Revision]) -> dict[Any, bytes]:
+    async def open_newest(self, name: str) -> tuple[Revision, _MemoryDownload] | None:
         async with self._lock:
-            return {r.id: self._data[r.id][1] for r in revisions if r.id in self._data}
+            revisions = self._sorted(name)
+            if not revisions:
+                return None
+            return revisions[0], _MemoryDownload(self._data[revisions[0].id][1])
 
     async def delete_ids(self, ids: Sequence[Any]) -> int:
         async with self._lock:

@@ -131,8 +131,10 @@ class AsyncBucketStore(Protocol):
         """The revision ids of each of ``names`` that is stored (absent names are left out)."""
         ...
 
-    def scan(self, prefix: str) -> AsyncGenerator[Revision, None]:
-        """Every revision whose name starts with ``prefix``, by name then upload date."""
+    def scan(self, prefix: str, *, contents: bool = False) -> AsyncGenerator[tuple[Revision, bytes | None], None]:
+        """Every revision whose name starts with ``prefix``, by name then upload date, in one stream; with
+        ``contents``, each with its whole content when it fits one chunk (else ``None``: read it with
+        :meth:`open_download`), fetched in the same stream."""
         ...
 
     async def ids_under(self, name: str, prefix: str) -> list[Any]:
@@ -147,9 +149,9 @@ class AsyncBucketStore(Protocol):
         """Read one revision."""
         ...
 
-    async def read_small(self, revisions: Sequence[Revision]) -> dict[Any, bytes]:
-        """The whole content of each revision that fits one chunk, fetched together (by revision id);
-        revisions it does not return are read with :meth:`open_download`."""
+    async def open_newest(self, name: str) -> tuple[Revision, AsyncDownload] | None:
+        """The winning revision of a name (as :meth:`newest`), opened for reading: one round trip where the
+        store can bring the content of a one-chunk file along."""
         ...
 
     async def delete_ids(self, ids: Sequence[Any]) -> int:

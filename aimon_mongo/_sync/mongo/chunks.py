@@ -153,6 +153,12 @@ class ChunkReader:
             raise MissingChunks(f"chunk {first + len(chunks)} of file {self.file_id!r} is missing or damaged")
         self._first, self._cached = first, chunks
 
+    def preload(self, data: bytes) -> None:
+        """Take the content of a one-chunk file fetched along with its files document: no query for it."""
+        if self._count != 1 or len(data) != self.size:
+            raise MissingChunks(f"chunk 0 of file {self.file_id!r} is damaged")
+        self._first, self._cached = 0, [data]
+
     def read(self, size: int = -1) -> bytes:
         """Up to ``size`` bytes from the current position (``-1``: all that is left)."""
         left = max(self.size - self._position, 0)

@@ -28,7 +28,6 @@ from aimon_mongo.vfs.sizecap import check_max_file_size
 from aimon_mongo.vfs.textscan import DEFAULT_GREP_MAX_BYTES, GrepScanner, LineCollector
 
 READ_CHUNK = 1024 * 1024
-_GREP_BATCH = 256
 
 
 def _as_bytes(chunk: object) -> bytes | bytearray | memoryview:
@@ -387,9 +386,13 @@ class FileSystemBase(ABC):
         infos = [info for info, _ in self._targets(p, compiled)]
         return infos if max_results is None else infos[:max_results]
 
-    def _small_contents(self, targets: list[tuple[FileInfo, Any]]) -> dict[str, bytes]:
-        """Contents of small files fetched together (by path); the default fetches none this way."""
-        return {}
+    def _grep_sources(
+        self, path: str, pattern: CompiledGlob | None
+    ) -> Generator[tuple[str, bytes | None], None]:
+        """The files a grep reads, in name order, each with its whole content when the backend fetched it along
+        with the listing (``None``: :meth:`_grep_file` streams it). The default fetches no content this way."""
+        for info, _ in self._targets(path, pattern):
+            yield info.path, None
 
     def grep(
         self,
@@ -411,26 +414,24 @@ class FileSystemBase(ABC):
         p = validate_path(path)
         scanner = GrepScanner(literal, max_count, max_bytes)
         compiled = compile_glob(glob) if glob is not None else None
-        targets = self._targets(p, compiled)
-        for start in range(0, len(targets), _GREP_BATCH):
-            batch = targets[start : start + _GREP_BATCH]
-            contents = self._small_contents(batch)
-            for info, _ in batch:
+        sources = self._grep_sources(p, compiled)
+        try:
+            for name, content in sources:
                 if scanner.stopped:
-                    return scanner.result()
-                self._grep_file(scanner, info, contents.get(info.path))
+                    break
+                self._grep_file(scanner, name, content)
+        finally:
+            sources.close()
         return scanner.result()
 
-    def _grep_file(self, scanner: GrepScanner, info: FileInfo, content: bytes | None) -> None:
+    def _grep_file(self, scanner: GrepScanner, name: str, content: bytes | None) -> None:
         if content is not None:
             if scanner.admits(len(content)):
-                scanner.start_file(info.path)
-                scanner.feed(content)
-                scanner.end_file()
+                scanner.whole_file(name, content)
             return
-        scanner.start_file(info.path)
+        scanner.start_file(name)
         try:
-            reader = self.open_input(info.path)
+            reader = self.open_input(name)
         except (VfsFileNotFoundError, InvalidPathError):  # deleted or replaced by a directory meanwhile
             scanner.end_file(complete=False)
             return

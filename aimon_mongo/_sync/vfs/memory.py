@@ -182,10 +182,14 @@ class MemoryStore:
             out.append(name)
         return out
 
-    def scan(self, prefix: str) -> Generator[Revision, None]:
+    def scan(self, prefix: str, *, contents: bool = False) -> Generator[tuple[Revision, bytes | None], None]:
         with self._lock:
-            revisions = [r for name in self._names_from(prefix) for r in reversed(self._sorted(name))]
-        yield from revisions
+            found = [
+                (r, self._data[r.id][1] if contents else None)
+                for name in self._names_from(prefix)
+                for r in reversed(self._sorted(name))
+            ]
+        yield from found
 
     def ids_under(self, name: str, prefix: str) -> list[Any]:
         with self._lock:
@@ -202,9 +206,12 @@ class MemoryStore:
             raise FileReplacedError(revision.filename)
         return _MemoryDownload(entry[1])
 
-    def read_small(self, revisions: Sequence[Revision]) -> dict[Any, bytes]:
+    def open_newest(self, name: str) -> tuple[Revision, _MemoryDownload] | None:
         with self._lock:
-            return {r.id: self._data[r.id][1] for r in revisions if r.id in self._data}
+            revisions = self._sorted(name)
+            if not revisions:
+                return None
+            return revisions[0], _MemoryDownload(self._data[revisions[0].id][1])
 
     def delete_ids(self, ids: Sequence[Any]) -> int:
         with self._lock:

@@ -132,8 +132,10 @@ class BucketStore(Protocol):
         """The revision ids of each of ``names`` that is stored (absent names are left out)."""
         ...
 
-    def scan(self, prefix: str) -> Generator[Revision, None]:
-        """Every revision whose name starts with ``prefix``, by name then upload date."""
+    def scan(self, prefix: str, *, contents: bool = False) -> Generator[tuple[Revision, bytes | None], None]:
+        """Every revision whose name starts with ``prefix``, by name then upload date, in one stream; with
+        ``contents``, each with its whole content when it fits one chunk (else ``None``: read it with
+        :meth:`open_download`), fetched in the same stream."""
         ...
 
     def ids_under(self, name: str, prefix: str) -> list[Any]:
@@ -148,9 +150,9 @@ class BucketStore(Protocol):
         """Read one revision."""
         ...
 
-    def read_small(self, revisions: Sequence[Revision]) -> dict[Any, bytes]:
-        """The whole content of each revision that fits one chunk, fetched together (by revision id);
-        revisions it does not return are read with :meth:`open_download`."""
+    def open_newest(self, name: str) -> tuple[Revision, Download] | None:
+        """The winning revision of a name (as :meth:`newest`), opened for reading: one round trip where the
+        store can bring the content of a one-chunk file along."""
         ...
 
     def delete_ids(self, ids: Sequence[Any]) -> int:

@@ -44,3 +44,28 @@ def test_nested_recordings_that_saw_the_same_commands_close_independently(mongo_
     finally:
         client.drop_database(mongo_db_name)
         client.close()
+
+
+def test_sums_the_bson_size_of_commands_sent_and_replies_received(mongo_uri: str, mongo_db_name: str) -> None:
+    log = CommandLog()
+    client: MongoClient[Any] = MongoClient(mongo_uri, event_listeners=[log])
+    try:
+        coll = client[mongo_db_name]["command_log_probe"]
+        payload = "p" * 10_000
+        with log.recording() as write:
+            coll.insert_one({"_id": "big", "payload": payload})
+        with log.recording() as read:
+            found = coll.find_one({"_id": "big"})
+        with log.recording() as nothing:
+            coll.find_one({"_id": "absent"})
+        with log.recording() as taken:
+            coll.find_one_and_delete({"_id": "big"})
+        assert found is not None and found["payload"] == payload
+        # The document travels once each way: at least its 10,000 bytes, at most some framing more.
+        assert 10_000 < write.bytes_sent < 10_400 and write.bytes_received < 200
+        assert read.bytes_sent < 300 and 10_000 < read.bytes_received < 10_400 and read.documents == 1
+        assert nothing.bytes_received < 200 and nothing.documents == 0
+        assert taken.documents == 1 and 10_000 < taken.bytes_received < 10_400
+    finally:
+        client.drop_database(mongo_db_name)
+        client.close()
