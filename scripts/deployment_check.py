@@ -593,7 +593,7 @@ def render(report: Mapping[str, Any]) -> str:
         if rows:
             out += [_benchmark_table(rows), ""]
         for b in report["benchmarks"]:
-            failed = "" if b.get("ok") else f", **failed**: {first_line(b['error'])}"
+            failed = "" if b.get("ok") else f", **failed**: {first_line(b['error'].strip().splitlines()[-1])}"
             out.append(f"- {b['name']}: {b['seconds']:.0f} s{failed}")
         environment = {k: v for b in report["benchmarks"] for k, v in b.get("environment", {}).items()}
         out += [f"- {key}: {value}" for key, value in environment.items()]

@@ -212,7 +212,7 @@ def test_the_report_from_a_junit_file_has_the_counts_and_no_secret() -> None:
     benchmarks = [
         {"name": "mongo_session", "seconds": 61.0, "ok": True, "results": [bench],
          "environment": {"MongoDB session server": f"MONGODB_URI mongodb://app:{SECRET}@h/ (reports 8.0.4)"}},
-        {"name": "vfs", "seconds": 3.0, "ok": False, "error": "benchmarks/vfs.py failed (exit 1):"},
+        {"name": "vfs", "seconds": 3.0, "ok": False, "error": '  File "x.py", line 3\npymongo.errors.Timeout: slow'},
     ]  # fmt: skip
     report = check.build_report(options, facts, tests, benchmarks, seconds=300.0, date="2026-12-03 08:00 UTC")
     text = check.render(report)
@@ -237,7 +237,7 @@ def test_the_report_from_a_junit_file_has_the_counts_and_no_secret() -> None:
     assert "| scenario | backend | messages |" in lines and "| load | mongo-sync | 800 |" in lines
     row = "| MongoDB session | deliver+collect | 950 msg/s | 1,000 msg/s | 0.90x / **0.95x** / 1.00x | ≥ 0.80x | yes |"
     assert row in lines
-    assert "- vfs: 3 s, **failed**: benchmarks/vfs.py failed (exit 1):" in lines
+    assert "- vfs: 3 s, **failed**: pymongo.errors.Timeout: slow" in lines
     assert "- MongoDB session server: MONGODB_URI mongodb://app:***@h/ (reports 8.0.4)" in lines
 
 
