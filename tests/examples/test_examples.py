@@ -17,6 +17,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 EXPECTED = {
+    "adk_on_host.py": [
+        "mid-turn (the held message's stored events then: ['user'])",
+        "the held message was answered 1 time(s), by ['node-",
+        "6 messages sent, 6 answered\n",
+        "answered more than once: 0\n",
+        "user messages stored more than once: 0\n",
+        "history of trip-1: user > agent > user > agent > user > agent\n",
+        "history of trip-2: user > agent > user > agent > user > agent\n",
+        "notes saved as artifacts: 6, each saved once: True",
+        "every message answered exactly once",
+    ],
     "async_quickstart.py": ["; collected 1", "snapshot of task-1: 1 message, context agent:assistant:c-1"],
     "deepagents_files.py": [
         "tool edit_file: Successfully replaced 1 instance(s) of the string in '/notes/plan.md'",
@@ -35,6 +46,16 @@ EXPECTED = {
         "12 messages sent, 12 handled\n",
         "handled more than once: ",
         "after the drain every session runs on node-b: True",
+    ],
+    "openai_agents_on_host.py": [
+        "hung in the model mid-turn: killed it with SIGKILL",
+        "history of trip-1: 6 items\n",
+        "history of trip-2: 4 items\n",
+        "mid-turn; node-",
+        " adopted trip-1 (attempt 2, fencing token ",
+        "5 messages sent, 5 answered\n",
+        "answered more than once: 0\n",
+        "drained on SIGTERM with exit code 0",
     ],
     "browse_snapshots.py": ["2 snapshot(s)", "=== task-research-1 ===", "-> tool call list_files", "#0 USER"],
     "two_nodes_inbox.py": [
@@ -68,13 +89,22 @@ def test_example_runs_against_mongodb_uri(script: Path, mongo_uri: str) -> None:
         assert text in done.stdout, text
 
 
+FRAMEWORK_EXAMPLES = {
+    "langgraph_chat.py": "langgraph",
+    "deepagents_files.py": "deepagents",
+    "adk_on_host.py": "adk",
+    "openai_agents_on_host.py": "openai-agents",
+}
+"""The examples that run an agent framework, and the extra that installs it."""
+
+
 def test_the_framework_examples_say_what_they_need() -> None:
     for script in EXAMPLES:
         opening = script.read_text(encoding="utf-8").split('"""', 2)[1]
-        if script.name in ("langgraph_chat.py", "deepagents_files.py"):
-            extra = script.name.split("_", 1)[0]
+        extra = FRAMEWORK_EXAMPLES.get(script.name)
+        if extra is not None:
             # the extra named in the install line (the extras test asks it to name every extra it imports)
-            assert re.search(rf"pip install 'aimon-mongo\[([a-z]+,)*{extra}(,[a-z]+)*\]'", opening), script.name
+            assert re.search(rf"pip install 'aimon-mongo\[([a-z-]+,)*{extra}(,[a-z-]+)*\]'", opening), script.name
             assert "Offline" in opening, script.name  # a scripted model: no key, no network
 
 

@@ -93,7 +93,7 @@ def served(installed: tuple[Path, dict[str, str], Path]) -> Iterator[str]:
     assert proc.returncode == 0 and "stand-in stopped" in err, err
 
 
-OWN_STANDIN = {"host_two_nodes.py"}
+OWN_STANDIN = {"adk_on_host.py", "host_two_nodes.py", "openai_agents_on_host.py"}
 """Examples run on a stand-in of their own: the served one keeps its data in SQLite (``--data``), which runs
 one transaction at a time, and the session host claims in concurrent transactions (docs/quickstart.md)."""
 
