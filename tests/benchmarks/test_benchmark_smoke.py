@@ -15,9 +15,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # scripts import each other
 
-from _report import missing, table  # noqa: E402
-from _timing import SHARED_STANDIN  # noqa: E402
-from run import BENCHMARKS, SHARED_MONGO, expected_cases, run_script  # noqa: E402
+from _report import missing, table
+from _timing import SHARED_STANDIN
+from run import BENCHMARKS, SHARED_MONGO, expected_cases, run_script
 
 
 @pytest.mark.parametrize("name", BENCHMARKS)

@@ -91,7 +91,10 @@ def reliability_counts() -> Counts:
     return _COUNTS
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--scale") and config.getoption("timeout", None) is None:
+        config.option.timeout = 0  # the full sizes run for as long as they take (pyproject's timeout is for CI)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_WorkerCounts(), "reliability-worker-counts")
 
