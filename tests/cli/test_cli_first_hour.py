@@ -193,6 +193,7 @@ def test_a_negative_timeout_is_a_usage_error_about_the_timeout() -> None:
     assert "--timeout-ms" in result.stderr and "URI" not in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("terminal_sigint")
 def test_ctrl_c_at_any_moment_of_a_get_is_one_line(
     cli: Cli, mongo_uri: str, mongo_db_name: str, tmp_path: Path

@@ -1,5 +1,5 @@
-"""Two editors, 500 edits each, on one file: as threads (memory, local, GridFS) and as processes (local,
-GridFS). Every edit inserts its own line, so a lost edit would be a missing line."""
+"""Two editors on one file, 150 edits each (500 under ``--scale``): as threads (memory, local, GridFS) and as
+processes (local, GridFS). Every edit inserts its own line, so a lost edit would be a missing line."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 
 from aimon_mongo.deepagents import AimonBackend
 from aimon_mongo.vfs import GridFSFileSystem, LocalFileSystem, MemoryFileSystem
+from tests.reliability.plugin import Sizes
 
-EDITS = 500
 START = "<a-end>\n<b-end>\n"
 
 
@@ -29,12 +29,12 @@ def edit_many(backend: AimonBackend, who: str, count: int) -> list[str]:
     return errors
 
 
-def _check(content: str) -> None:
+def _check(content: str, edits: int) -> None:
     lines = content.splitlines()
     for who in "ab":
         mine = [line for line in lines if line.startswith(who) and not line.startswith("<")]
-        assert mine == [f"{who}{i}" for i in range(EDITS)], f"{who}: {len(mine)} of {EDITS} edits present"
-    assert len(lines) == 2 * EDITS + 2
+        assert mine == [f"{who}{i}" for i in range(edits)], f"{who}: {len(mine)} of {edits} edits present"
+    assert len(lines) == 2 * edits + 2
 
 
 def _filesystem(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Any:
@@ -47,20 +47,23 @@ def _filesystem(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> An
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["memory", "local", "gridfs"])
-def test_two_threads_500_edits_each_none_lost(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_two_threads_editing_one_file_lose_no_edit(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest, sizes: Sizes
+) -> None:
+    edits = sizes.pick(ci=150, full=500)
     with _filesystem(kind, tmp_path, request) as fs:
         backend = AimonBackend(fs, root="editors")
         backend.write("/shared.md", START)
         errors: dict[str, list[str]] = {}
         workers = [
-            threading.Thread(target=lambda w=who: errors.setdefault(w, edit_many(backend, w, EDITS))) for who in "ab"
+            threading.Thread(target=lambda w=who: errors.setdefault(w, edit_many(backend, w, edits))) for who in "ab"
         ]
         for worker in workers:
             worker.start()
         for worker in workers:
             worker.join()
         assert errors == {"a": [], "b": []}
-        _check(fs.read_text("editors/shared.md"))
+        _check(fs.read_text("editors/shared.md"), edits)
 
 
 _EDITOR = """
@@ -85,7 +88,10 @@ sys.exit(1 if errors else 0)
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["local", "gridfs"])
-def test_two_processes_500_edits_each_none_lost(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_two_processes_editing_one_file_lose_no_edit(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest, sizes: Sizes
+) -> None:
+    edits = sizes.pick(ci=150, full=500)
     where = (
         str(tmp_path / "root")
         if kind == "local"
@@ -96,7 +102,7 @@ def test_two_processes_500_edits_each_none_lost(kind: str, tmp_path: Path, reque
         root = Path(__file__).resolve().parents[2]
         editors = [
             subprocess.Popen(
-                [sys.executable, "-c", textwrap.dedent(_EDITOR), kind, where, who, str(EDITS)],
+                [sys.executable, "-c", textwrap.dedent(_EDITOR), kind, where, who, str(edits)],
                 cwd=root,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -106,4 +112,4 @@ def test_two_processes_500_edits_each_none_lost(kind: str, tmp_path: Path, reque
         ]
         outcomes = [editor.communicate(timeout=900) for editor in editors]
         assert [editor.returncode for editor in editors] == [0, 0], outcomes
-        _check(fs.read_text("editors/shared.md"))
+        _check(fs.read_text("editors/shared.md"), edits)

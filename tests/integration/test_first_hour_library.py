@@ -300,6 +300,7 @@ def test_unused():
 """
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_offers_fixtures_and_is_inert_otherwise(tmp_path: Path) -> None:
     (tmp_path / "test_plugin_use.py").write_text(PLUGIN_TEST)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}

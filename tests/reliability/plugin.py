@@ -91,6 +91,29 @@ def reliability_counts() -> Counts:
     return _COUNTS
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--scale") and config.getoption("timeout", None) is None:
+        config.option.timeout = 0  # the full sizes run for as long as they take (pyproject's timeout is for CI)
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_WorkerCounts(), "reliability-worker-counts")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # Under pytest-xdist each worker hands its rows to the controller, which prints the one table.
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["reliability_counts"] = [[s, b, r] for (s, b), r in _COUNTS.rows.items()]
+
+
+class _WorkerCounts:
+    """Registered only when pytest-xdist is loaded (its hook would be unknown otherwise)."""
+
+    def pytest_testnodedown(self, node: object, error: object) -> None:
+        for scenario, backend, row in getattr(node, "workeroutput", {}).get("reliability_counts", []):
+            _COUNTS.add(scenario, backend, **row)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not _COUNTS.rows:
         return

@@ -30,6 +30,7 @@ agent_names = ids.filter(lambda name: ":" not in name)
 runtime_ids = st.none() | st.builds(lambda n, d: f"agent:{n}" + (f":{d}" if d else ""), agent_names, st.none() | ids)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.one_of(v1_snapshots(), v2_snapshots()), ids, runtime_ids, st.sampled_from(list(SessionLogFormat)))
 def test_spliced_envelope_equals_parse_and_print(
