@@ -8,7 +8,7 @@
                                              # case (part of ./dev test); writes nothing unless --output
 
 Each benchmark script (codec, MongoDB / Redis / PostgreSQL session stores, VFS, snapshots, LangGraph
-savers, deepagents backends, PostgreSQL at scale, the session host) runs as a child
+savers, deepagents backends, PostgreSQL at scale, the session host, the ADK services) runs as a child
 process with ``--json``; the MongoDB session and snapshot benchmarks share one mongoeco stand-in started
 here (``MONGODB_URI`` when set is used by all), the VFS benchmark starts its SecantusDB stand-in. Every
 case of every script (its ``CASES``) must be in its report. The page is the generated part (how it was
@@ -43,13 +43,16 @@ RESULTS = HERE / "results.json"
 BENCHMARKS = (
     "codec", "mongo_session", "redis_session", "postgres_session", "pg_failover", "vfs", "snapshots",
     "langgraph_savers", "deepagents_backend", "postgres_scale", "host",
+    "adk_services",
 )  # fmt: skip
 """Script names under ``benchmarks/``, in the order they run and appear."""
-SHARED_MONGO = ("mongo_session", "snapshots", "langgraph_savers", "deepagents_backend", "host")
+SHARED_MONGO = ("mongo_session", "snapshots", "langgraph_savers", "deepagents_backend", "host",
+                "adk_services")  # fmt: skip
 """The scripts that run on the shared mongoeco stand-in (the VFS one needs SecantusDB)."""
 LIBRARIES = ("aimon-mongo", "pydantic", "pydantic-core", "pymongo", "redis", "psycopg", "psycopg-pool", "langgraph",
              "langgraph-checkpoint", "langgraph-checkpoint-mongodb", "deepagents",
-             "langgraph-store-mongodb")  # fmt: skip
+             "langgraph-store-mongodb",
+             "google-adk", "google-adk-extras")  # fmt: skip
 
 
 def expected_cases(names: Sequence[str] = BENCHMARKS) -> dict[str, tuple[str, ...]]:

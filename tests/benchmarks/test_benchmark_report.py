@@ -112,6 +112,7 @@ def test_every_benchmark_declares_cases_and_the_page_shows_each_one() -> None:
     assert list(expected) == [
         "codec", "MongoDB session", "Redis session", "PostgreSQL session", "PostgreSQL failover guard", "VFS",
         "snapshots", "langgraph", "deepagents backend", "PostgreSQL at scale", "Session host",
+        "ADK services",
     ]  # fmt: skip
     assert all(expected.values())
     results = fake_results(expected)
