@@ -87,7 +87,7 @@ def test_the_live_baseline_is_finalized_in_v1() -> None:
 
 def test_the_test_command_runs_the_gate() -> None:
     dev = (REPO / "dev").read_text("utf-8")
-    test_branch = dev[dev.index("  test)") : dev.index(";;", dev.index("  test)"))]
+    test_branch = dev[dev.index("  test)") : dev.index("\n  *)", dev.index("  test)"))]  # to the next branch
     assert "gen_sync.py --check" in test_branch
     assert test_branch.index("gen_sync.py --check") < test_branch.index("-m aimon_mongo.schema_gate check")
 
