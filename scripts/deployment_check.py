@@ -19,7 +19,7 @@ At least one of ``--mongodb``, ``--redis``, ``--postgres``. What it does, in ord
 4. writes ``PATH`` (Markdown, default ``deployment-report.md``) and ``PATH`` with ``.json``: the date, the
    package version and git commit, Python and driver versions, the server facts, pytest counts per suite
    with the failures' node ids and first lines (from a JUnit XML file), the reliability counts table and
-   the benchmark rows. Passwords and secret URI parameters are replaced by ``***`` everywhere in both files;
+   the benchmark rows. User names, passwords and secret URI parameters are masked everywhere in both files;
    no stored payload is written.
 
 ``--quick`` runs the conformance and round-trip suites only (no reliability suite, no benchmarks).
@@ -46,6 +46,8 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from aimon_mongo.mongo.clients import MASK, display_uri, uri_secrets
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -123,70 +125,27 @@ _TLS = re.compile(r"^(mongodb\+srv|rediss)://|[?&;\s](tls|ssl)=true\b|sslmode=(r
 DESELECTED_ENV = "AIMON_DEPLOYMENT_DESELECTED"
 """Set for the pytest run: where the plugin writes its deselection counts (JSON)."""
 
-_SECRET_KEY = re.compile(r"pass|secret|token|authmechanismproperties", re.IGNORECASE)
 _URI = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+", re.IGNORECASE)
-_USERINFO = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^:@/?#]*):(?P<password>[^@/?#]*)@", re.I)
-_KV_PASSWORD = re.compile(r"(?P<key>\bpassword\s*=\s*)(?P<value>'(?:[^'\\]|\\.)*'|[^\s]+)", re.IGNORECASE)
-MASK = "***"
 
 
 # -- secrets --------------------------------------------------------------------------------------------------
 
 
-def redact(uri: str) -> str:
-    """``uri`` with its password and secret query parameters (``password``, ``authMechanismProperties`` ...)
-    replaced by ``***``; a libpq ``key=value`` DSN gets its ``password=`` value replaced."""
-    if "://" not in uri:
-        return _KV_PASSWORD.sub(lambda m: m["key"] + MASK, uri)
-    text = _USERINFO.sub(lambda m: f"{m['scheme']}{m['user']}:{MASK}@", uri, count=1)
-    head, sep, query = text.partition("?")
-    if not sep:
-        return text
-    fragment = ""
-    if "#" in query:
-        query, fragment = query.split("#", 1)
-        fragment = "#" + fragment
-    parts = []
-    for part in re.split(r"([&;])", query):
-        key, eq, _value = part.partition("=")
-        parts.append(f"{key}={MASK}" if eq and _SECRET_KEY.search(key) else part)
-    return head + sep + "".join(parts) + fragment
-
-
-def secrets_of(uri: str) -> list[str]:
-    """The secret strings in ``uri`` (as written and percent-decoded), for scrubbing free text."""
-    from urllib.parse import unquote
-
-    found: list[str] = []
-    if "://" not in uri:
-        found += [m["value"].strip("'") for m in _KV_PASSWORD.finditer(uri)]
-    else:
-        user = _USERINFO.match(uri)
-        if user and user["password"]:
-            found.append(user["password"])
-        query = uri.partition("?")[2].split("#", 1)[0]
-        for part in re.split(r"[&;]", query):
-            key, eq, value = part.partition("=")
-            if eq and value and _SECRET_KEY.search(key):
-                found.append(value)
-    return [s for s in {*found, *(unquote(s) for s in found)} if s]
-
-
 def secured(uri: str) -> bool:
     """Whether ``uri`` carries a password or asks for TLS (what the plain-proxy tests cannot pass on)."""
-    return bool(secrets_of(uri) or _TLS.search(uri))
+    return bool(uri_secrets(uri) or _TLS.search(uri))
 
 
 class Scrubber:
-    """Removes the secrets of the given servers from any text: every URI in it is :func:`redact`-ed, then
-    every secret string of four characters or more is replaced by ``***``."""
+    """Removes the secrets of the given servers from any text: every URI in it is shown as
+    :func:`~aimon_mongo.mongo.clients.display_uri` shows it, then every secret string of four characters or
+    more (:func:`~aimon_mongo.mongo.clients.uri_secrets`) is replaced by ``***``."""
 
     def __init__(self, uris: Iterable[str]) -> None:
-        self.secrets = sorted({s for uri in uris for s in secrets_of(uri) if len(s) >= 4}, key=len, reverse=True)
+        self.secrets = sorted({s for uri in uris for s in uri_secrets(uri) if len(s) >= 4}, key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
-        text = _URI.sub(lambda m: redact(m.group(0)), text)
-        text = _KV_PASSWORD.sub(lambda m: m["key"] + MASK, text)
+        text = _URI.sub(lambda m: display_uri(m.group(0)), text)
         for secret in self.secrets:
             text = text.replace(secret, MASK)
         return text
@@ -237,9 +196,9 @@ def parse_args(argv: Sequence[str]) -> Options:
     if not servers:
         parser.error("give at least one of --mongodb, --redis, --postgres")
     if "mongodb" in servers and not servers["mongodb"].startswith(("mongodb://", "mongodb+srv://")):
-        parser.error(f"--mongodb must be a mongodb:// or mongodb+srv:// URI, got {redact(servers['mongodb'])!r}")
+        parser.error(f"--mongodb must be a mongodb:// or mongodb+srv:// URI, got {display_uri(servers['mongodb'])!r}")
     if "redis" in servers and not servers["redis"].startswith(("redis://", "rediss://", "unix://")):
-        parser.error(f"--redis must be a redis://, rediss:// or unix:// URL, got {redact(servers['redis'])!r}")
+        parser.error(f"--redis must be a redis://, rediss:// or unix:// URL, got {display_uri(servers['redis'])!r}")
     if args.report.suffix == ".json":
         parser.error(f"--report is the Markdown file (its JSON goes next to it), got {str(args.report)!r}")
     return Options(servers, args.report, args.quick)
@@ -622,7 +581,7 @@ def build_report(
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
         "quick": options.quick,
         "suites": list(options.suites),
-        "servers": {family: {"uri": redact(options.servers[family]), **facts[family]} for family in facts},
+        "servers": {family: {"uri": display_uri(options.servers[family]), **facts[family]} for family in facts},
         "tests": {
             "exit code": tests["exit code"],
             "seconds": tests["seconds"],
@@ -645,7 +604,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             facts[family] = FACTS[family](uri)
         except Exception as exc:  # any driver error: the server does not answer as asked
-            print(f"deployment check: {TITLES[family]} at {redact(uri)} did not answer: {scrub(str(exc))}",
+            print(f"deployment check: {TITLES[family]} at {display_uri(uri)} did not answer: {scrub(str(exc))}",
                   file=sys.stderr)  # fmt: skip
             return 2
         print(f"deployment check: {TITLES[family]} {facts[family]}", file=sys.stderr)

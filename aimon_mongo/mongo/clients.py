@@ -38,9 +38,14 @@ DEFAULT_SERVER_SELECTION_TIMEOUT_MS: Final = 10_000
 MASK: Final = "***"
 """What stands where a credential was."""
 
-_SECRET_OPTIONS: Final = frozenset({"password", "authmechanismproperties", "tlscertificatekeyfilepassword"})
-"""Connection-string options whose values are credentials (compared lower-case)."""
-_OPTION = re.compile(r"(?P<key>[^&;=]+)=(?P<value>[^&;]*)")
+_SECRET_OPTION: Final = re.compile(r"pass|secret|token|^authmechanismproperties$", re.IGNORECASE)
+"""Connection-string options whose values are credentials: ``password``, ``sslpassword``,
+``tlsCertificateKeyFilePassword``, ``authMechanismProperties`` (it may hold a session token) and any whose name
+says secret or token."""
+_OPTION = re.compile(r"(?P<key>[^&;=]+)=(?P<value>[^&;#]*)")
+_USERINFO = re.compile(r"^[a-z][a-z0-9+.-]*://(?P<user>[^:@/?#]*)(?::(?P<password>[^@/?#]*))?@", re.IGNORECASE)
+_DSN_PASSWORD = re.compile(r"(?P<key>\bpassword\s*=\s*)(?P<value>'(?:[^'\\]|\\.)*'|[^\s]+)", re.IGNORECASE)
+"""A ``password=`` pair of a libpq ``key=value`` connection string (its value bare or single-quoted)."""
 
 
 def mongo_client(
@@ -100,11 +105,14 @@ def display_uri(uri: str) -> str:
     """``uri`` as it may be shown: the user name and password replaced by :data:`MASK`
     (``mongodb://***@host/db``), and so are the values of the options that carry credentials
     (``authMechanismProperties``, ``tlsCertificateKeyFilePassword``). A string that is not a URI (a bare
-    ``host:port`` list) is shown as given, unless it has an ``@``: then only what follows it. The same rules
-    hold for the other backends' URIs (``redis://user:pw@host``, ``postgresql://host/db?password=pw``), so
+    ``host:port`` list) is shown as given, unless it has an ``@``: then only what follows it; a libpq
+    ``key=value`` connection string (``host=db password=pw``) has its ``password`` value masked. The same rules
+    hold for the other backends' URIs (``redis://user:pw@host``, ``postgresql://host/db?sslpassword=pw``), so
     front ends use this one function for any of them."""
     scheme, sep, rest = uri.partition("://")
     if not sep:
+        if _DSN_PASSWORD.search(uri):
+            return _DSN_PASSWORD.sub(lambda m: m["key"] + MASK, uri)
         return f"{MASK}@{uri.rsplit('@', 1)[1]}" if "@" in uri else uri
     hosts, slash, tail = rest.partition("/")
     if "@" in hosts:
@@ -117,7 +125,26 @@ def display_uri(uri: str) -> str:
 
 def _mask_option(match: re.Match[str]) -> str:
     key = match.group("key")
-    return f"{key}={quote(MASK)}" if key.lower() in _SECRET_OPTIONS else match.group(0)
+    return f"{key}={quote(MASK)}" if _SECRET_OPTION.search(key) else match.group(0)
+
+
+def uri_secrets(uri: str) -> list[str]:
+    """The credentials in ``uri`` — the password of its user part, the values of its secret options (as
+    :func:`display_uri` masks them), the ``password`` of a libpq ``key=value`` string — each as written and
+    percent-decoded, so that a front end can scrub them from free text (an error message quoting a server)."""
+    from urllib.parse import unquote
+
+    found: list[str] = []
+    if "://" not in uri:
+        found += [m["value"].strip("'") for m in _DSN_PASSWORD.finditer(uri)]
+    else:
+        user = _USERINFO.match(uri)
+        if user and user["password"]:
+            found.append(user["password"])
+        for option in _OPTION.finditer(uri.partition("?")[2]):
+            if option["value"] and _SECRET_OPTION.search(option["key"]):
+                found.append(option["value"])
+    return sorted(s for s in {*found, *(unquote(s) for s in found)} if s)
 
 
 def uri_hosts(uri: str) -> str:

@@ -11,6 +11,7 @@ from aimon_mongo.mongo.clients import (
     display_uri,
     mongo_client,
     uri_hosts,
+    uri_secrets,
 )
 
 
@@ -42,11 +43,40 @@ from aimon_mongo.mongo.clients import (
             "postgresql://app:s3cret@pg/aimon?password=s3cret&sslmode=require",
             "postgresql://***@pg/aimon?password=%2A%2A%2A&sslmode=require",
         ),
+        (
+            "postgresql://app@db/app?sslpassword=s3cret&sslmode=verify-full",
+            "postgresql://***@db/app?sslpassword=%2A%2A%2A&sslmode=verify-full",
+        ),
+        ("redis://:s3cret@cache:6380/2", "redis://***@cache:6380/2"),
+        (
+            "mongodb://h/?x_secret=s3cret&api_token=tok3n#frag",
+            "mongodb://h/?x_secret=%2A%2A%2A&api_token=%2A%2A%2A#frag",
+        ),
+        ("host=db user=app password=s3cret dbname=app", "host=db user=app password=*** dbname=app"),
+        ("host=db password='a b s3cret' dbname=app", "host=db password=*** dbname=app"),
+        ("postgresql://postgres@127.0.0.1:5432/postgres", "postgresql://***@127.0.0.1:5432/postgres"),
     ],
 )
 def test_display_uri_hides_credentials(uri: str, shown: str) -> None:
     assert display_uri(uri) == shown
     for secret in ("s3cret", "tok3n", "k3y", "p%40ss", "alice"):
+        assert secret not in display_uri(uri)
+
+
+@pytest.mark.parametrize(
+    ("uri", "secrets"),
+    [
+        ("mongodb://alice:p%40ss@h/?authMechanismProperties=AWS_SESSION_TOKEN:tok3n",
+         ["AWS_SESSION_TOKEN:tok3n", "p%40ss", "p@ss"]),
+        ("postgresql://app@db/app?password=s3cret&sslpassword=k3y&sslmode=require", ["k3y", "s3cret"]),
+        ("host=db password='a b s3cret' dbname=app", ["a b s3cret"]),
+        ("mongodb://alice@h/?replicaSet=rs0", []),
+        ("db1:27017,db2", []),
+    ],
+)  # fmt: skip
+def test_uri_secrets_are_what_display_uri_masks(uri: str, secrets: list[str]) -> None:
+    assert uri_secrets(uri) == secrets
+    for secret in secrets:
         assert secret not in display_uri(uri)
 
 
