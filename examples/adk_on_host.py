@@ -176,8 +176,8 @@ async def serve(node: str, database: str, work: str) -> None:
     assert uri is not None, "the script passes AIMON_MONGODB_URI to its nodes"
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    # a node killed inside an append keeps out the session's other writers for write_lease_ttl: keep it below
-    # max_attempts x retry_backoff, or the adopter's refused turns could quarantine the message first
+    # a node killed inside an append keeps out the session's other writers for write_lease_ttl (the adopter's
+    # append waits for it to lapse): 2 s keeps that wait short
     sessions = AimonSessionService.from_url(uri, database=database, node_id=node, write_lease_ttl=timedelta(seconds=2))
     artifacts = AimonArtifactService.from_url(uri, database=database)
     agent = Agent(name=AGENT, model=ScriptedModel(node=node, work=work), instruction="Plan trips.", tools=[save_note])

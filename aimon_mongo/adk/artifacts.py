@@ -33,12 +33,12 @@ from aimon_mongo import names as n
 from aimon_mongo._async.vfs.protocol import AsyncFileSystem
 from aimon_mongo.adk.urls import (
     mongo_database_of,
-    redacted,
     scheme_of,
     shared_memory_filesystem,
     without_registry_prefix,
 )
 from aimon_mongo.errors import InvalidArgumentError, RevisionMismatchError, VfsFileNotFoundError
+from aimon_mongo.mongo.clients import display_uri
 
 DEFAULT_ROOT: Final = "adk-artifacts"
 """The directory under which artifacts are kept, unless ``root=`` says otherwise."""
@@ -119,7 +119,7 @@ class AimonArtifactService(BaseArtifactService):
             fs = AsyncLocalFileSystem(unquote(path), **options)
         else:
             raise InvalidArgumentError(
-                f"no artifact store for the URL scheme {scheme!r} of {redacted(url)!r} "
+                f"no artifact store for the URL scheme {scheme!r} of {display_uri(url)!r} "
                 "(mongodb://, mongodb+srv://, memory://, file://)"
             )
         return cls(fs, root=root, owns_filesystem=owns)

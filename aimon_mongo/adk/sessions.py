@@ -44,10 +44,11 @@ from google.adk.sessions.state import State
 
 from aimon_mongo import names as n
 from aimon_mongo._async.ports import AsyncSessionBackends
-from aimon_mongo.adk.urls import mongo_database_of, redacted, scheme_of, shared_memory_storage, without_registry_prefix
+from aimon_mongo.adk.urls import mongo_database_of, scheme_of, shared_memory_storage, without_registry_prefix
 from aimon_mongo.errors import InvalidArgumentError, SessionLogSegmentStoreError, StaleFencingTokenError
 from aimon_mongo.model.lease import Lease
 from aimon_mongo.model.record import LogSegment
+from aimon_mongo.mongo.clients import display_uri
 
 A = TypeVar("A")
 T = TypeVar("T")
@@ -98,13 +99,34 @@ class SessionPage:
     next_page_token: str | None
 
 
+def _timings(
+    write_lease_ttl: timedelta = timedelta(seconds=30),
+    write_lease_wait: timedelta | None = None,
+    state_lock_wait: timedelta = timedelta(seconds=10),
+) -> tuple[timedelta, timedelta, timedelta]:
+    """The service's three timings, checked (``write_lease_wait`` defaults to ``write_lease_ttl``)."""
+    if not isinstance(write_lease_ttl, timedelta) or write_lease_ttl <= timedelta(0):
+        raise InvalidArgumentError(f"write_lease_ttl must be a positive timedelta, got {write_lease_ttl!r}")
+    if write_lease_wait is None:
+        write_lease_wait = write_lease_ttl
+    if not isinstance(write_lease_wait, timedelta) or write_lease_wait < timedelta(0):
+        raise InvalidArgumentError(f"write_lease_wait must be a timedelta >= 0, got {write_lease_wait!r}")
+    if not isinstance(state_lock_wait, timedelta) or state_lock_wait < timedelta(0):
+        raise InvalidArgumentError(f"state_lock_wait must be a timedelta >= 0, got {state_lock_wait!r}")
+    return write_lease_ttl, write_lease_wait, state_lock_wait
+
+
 class AimonSessionService(BaseSessionService):
     """ADK sessions on an aimon-mongo session bundle (see the module text for what is stored where).
 
     ``backends`` is any async bundle (``aimon_mongo.open_async_backends(url, node_id=...)``);
     :meth:`close` closes it when ``owns_backends``. ``write_lease_ttl`` bounds how long a writer that died
-    in the middle of an append keeps others out; ``state_lock_wait`` how long an append waits for another
-    writer of the same app or user state.
+    in the middle of an append keeps others out. ``write_lease_wait`` is how long an append waits for the
+    session's append lease while another writer holds it (default ``write_lease_ttl``: an append that follows
+    a writer who died inside its append waits for that lease to lapse instead of being refused at once, so a
+    host's retries are not spent on it; an append that follows a live writer's append is then refused by the
+    revision check as before); ``timedelta(0)`` refuses at once. ``state_lock_wait`` is how long an append
+    waits for another writer of the same app or user state.
     """
 
     def __init__(
@@ -113,16 +135,14 @@ class AimonSessionService(BaseSessionService):
         *,
         owns_backends: bool = False,
         write_lease_ttl: timedelta = timedelta(seconds=30),
+        write_lease_wait: timedelta | None = None,
         state_lock_wait: timedelta = timedelta(seconds=10),
     ) -> None:
-        if not isinstance(write_lease_ttl, timedelta) or write_lease_ttl <= timedelta(0):
-            raise InvalidArgumentError(f"write_lease_ttl must be a positive timedelta, got {write_lease_ttl!r}")
-        if not isinstance(state_lock_wait, timedelta) or state_lock_wait < timedelta(0):
-            raise InvalidArgumentError(f"state_lock_wait must be a timedelta >= 0, got {state_lock_wait!r}")
+        self._ttl, write_wait, state_wait = _timings(write_lease_ttl, write_lease_wait, state_lock_wait)
         self.backends: Final = backends
         self._owns = owns_backends
-        self._ttl = write_lease_ttl
-        self._state_wait = state_lock_wait.total_seconds()
+        self._state_wait = state_wait.total_seconds()
+        self._write_wait = write_wait.total_seconds()
         self._holder = f"adk-{uuid.uuid4().hex}"
 
     @classmethod
@@ -131,7 +151,8 @@ class AimonSessionService(BaseSessionService):
         path, the query kept; ``database=`` overrides), ``redis://…``, ``postgresql://…``, or ``memory://``
         (one store per URL in this process, shared by every service opened from it: two services from one
         URL stand for two nodes). ``node_id=`` names the node (a new one by default); the options
-        ``write_lease_ttl`` and ``state_lock_wait`` are the service's, the rest go to the bundle.
+        ``write_lease_ttl``, ``write_lease_wait`` and ``state_lock_wait`` are the service's, the rest go to the
+        bundle.
 
         The bundle keeps ADK's data apart from the conversation stores: on MongoDB the collections of
         :data:`MONGO_COLLECTIONS` (``collection_names=`` overrides), on Redis every key prefix under ``adk:``,
@@ -142,7 +163,8 @@ class AimonSessionService(BaseSessionService):
         url = without_registry_prefix(url)
         scheme = scheme_of(url)
         node_id = options.pop("node_id", None) or f"adk-node-{uuid.uuid4().hex[:12]}"
-        own = {k: options.pop(k) for k in ("write_lease_ttl", "state_lock_wait") if k in options}
+        own = {k: options.pop(k) for k in ("write_lease_ttl", "write_lease_wait", "state_lock_wait") if k in options}
+        _timings(**own)  # refused before a bundle is opened
         backends: AsyncSessionBackends
         if scheme == "memory":
             from aimon_mongo.memory import AsyncMemorySessionBackends
@@ -168,7 +190,7 @@ class AimonSessionService(BaseSessionService):
             backends = open_async_backends(url, node_id=node_id, **options)
         else:
             raise InvalidArgumentError(
-                f"no session store for the URL scheme {scheme!r} of {redacted(url)!r} "
+                f"no session store for the URL scheme {scheme!r} of {display_uri(url)!r} "
                 "(mongodb://, mongodb+srv://, redis://, rediss://, postgresql://, memory://)"
             )
         return cls(backends, owns_backends=True, **own)
@@ -515,7 +537,8 @@ class AimonSessionService(BaseSessionService):
         """Persist ``event`` as the session's next event, as its single writer.
 
         Raises ADK's ``StaleSessionError`` when ``session`` is not at the stored revision, when another
-        writer is appending to it now, or when this writer's lease lapsed and a newer writer took over.
+        writer kept the session's append lease longer than ``write_lease_wait``, or when this writer's lease
+        lapsed and a newer writer took over.
         """
         if event.partial:
             return event
@@ -524,7 +547,7 @@ class AimonSessionService(BaseSessionService):
         delta = event.actions.state_delta if event.actions and event.actions.state_delta else {}
         deltas = _session_util.extract_json_safe_state_delta(delta)
         key = self.session_key(session.app_name, session.user_id, session.id)
-        lease = await self.backends.leases.try_acquire(key, self._holder, self._ttl)
+        lease = await self._acquire(key, self._write_wait)
         if lease is None:
             raise StaleSessionError(STALE_MESSAGE)
         try:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from aimon_mongo.errors import InvalidArgumentError
+from aimon_mongo.mongo.clients import display_uri
 
 if TYPE_CHECKING:
     from aimon_mongo._async.vfs.memory import AsyncMemoryFileSystem
@@ -46,18 +47,8 @@ def scheme_of(url: str) -> str:
     """The URL's scheme, lower-cased; :class:`InvalidArgumentError` when it has none."""
     scheme = urlsplit(url).scheme.lower()
     if not scheme or "://" not in url:
-        raise InvalidArgumentError(f"not a URL (no scheme://): {redacted(url)!r}")
+        raise InvalidArgumentError(f"not a URL (no scheme://): {display_uri(url)!r}")
     return scheme
-
-
-def redacted(url: str) -> str:
-    """``url`` without its password (for messages)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def mongo_database_of(url: str, database: str | None) -> tuple[str, str | None]:

@@ -16,7 +16,7 @@ from google.adk.sessions.base_session_service import GetSessionConfig
 from google.genai import types
 
 from aimon_mongo.adk import AimonSessionService
-from aimon_mongo.errors import StaleFencingTokenError
+from aimon_mongo.errors import InvalidArgumentError, StaleFencingTokenError
 
 Open = Callable[..., AimonSessionService]
 APP = "weather-app"
@@ -180,7 +180,7 @@ async def test_concurrent_writers_of_one_session_on_two_nodes_never_interleave(o
 async def test_a_writer_whose_lease_was_taken_over_is_refused(open_sessions: Open, session_store: object) -> None:
     from datetime import timedelta
 
-    a = open_sessions(write_lease_ttl=timedelta(seconds=30))
+    a = open_sessions(write_lease_ttl=timedelta(seconds=30), write_lease_wait=timedelta(0))
     await a.create_session(app_name=APP, user_id="ann", session_id="s")
     key = AimonSessionService.session_key(APP, "ann", "s")
     newer = await a.backends.leases.try_acquire(key, "someone-else", timedelta(seconds=30))
@@ -191,6 +191,39 @@ async def test_a_writer_whose_lease_was_taken_over_is_refused(open_sessions: Ope
     await a.backends.leases.release(newer)
     await a.append_event(copy, event("after"))  # type: ignore[arg-type]
     assert texts((await a.get_session(app_name=APP, user_id="ann", session_id="s")).events) == ["after"]  # type: ignore[union-attr]
+
+
+async def test_an_append_after_a_writer_died_inside_its_append_waits_for_that_lease(
+    open_sessions: Open, session_store: object
+) -> None:
+    """The adopting node of a host is not refused (its retries would run out first): it waits for the dead
+    writer's append lease to lapse, then appends; with ``write_lease_wait=0`` it is refused at once."""
+    from datetime import timedelta
+
+    a = open_sessions()
+    impatient = open_sessions(write_lease_wait=timedelta(0))
+    await a.create_session(app_name=APP, user_id="ann", session_id="s")
+    key = AimonSessionService.session_key(APP, "ann", "s")
+    dead = await a.backends.leases.try_acquire(key, "a-writer-that-died", timedelta(milliseconds=400))
+    assert dead is not None
+    copy = await a.get_session(app_name=APP, user_id="ann", session_id="s")
+    with pytest.raises(StaleSessionError):
+        await impatient.append_event(copy, event("refused"))  # type: ignore[arg-type]
+    await a.append_event(copy, event("after the lapse"))  # type: ignore[arg-type]  # waits <= 400 ms, then writes
+    stored = await a.get_session(app_name=APP, user_id="ann", session_id="s")
+    assert stored is not None and texts(stored.events) == ["after the lapse"]
+    assert await a.backends.leases.try_acquire(key, "a-writer-that-died", timedelta(seconds=1)) is not None
+
+
+def test_write_lease_wait_is_checked(open_sessions: Open) -> None:
+    from datetime import timedelta
+
+    with pytest.raises(
+        InvalidArgumentError, match=r"write_lease_wait must be a timedelta >= 0, got datetime.timedelta\(days=-1"
+    ):
+        open_sessions(write_lease_wait=timedelta(seconds=-1))
+    with pytest.raises(InvalidArgumentError, match=r"write_lease_wait must be a timedelta >= 0, got 5"):
+        open_sessions(write_lease_wait=5)
 
 
 class _PausedLoads:
