@@ -75,6 +75,14 @@ def run_script(name: str, smoke: bool, repeats: int | None, env: Mapping[str, st
     return Report.from_json(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+def script_env(name: str, env: Mapping[str, str], shared_uri: str | None) -> dict[str, str]:
+    """The environment of script ``name``: ``env``, plus the shared stand-in ``shared_uri`` (when one was started)
+    for the scripts of :data:`SHARED_MONGO`."""
+    if shared_uri is None or name not in SHARED_MONGO:
+        return dict(env)
+    return {**env, "MONGODB_URI": shared_uri, SHARED_STANDIN: "1"}
+
+
 def versions() -> dict[str, str]:
     found = {}
     for name in LIBRARIES:
@@ -98,11 +106,10 @@ def measure(names: Sequence[str], smoke: bool, repeats: int | None) -> Run:
     """Run the scripts ``names``, one after the other; every case they declare must be reported."""
     expected = expected_cases(names)
     begun, loads = time.monotonic(), [os.getloadavg()]
-    env = shared = dict(os.environ)
-    server = None
+    server, shared_uri = None, None
     if configured_uri() is None and any(name in SHARED_MONGO for name in names):
         server = StandinServer("mongoeco")
-        shared = {**env, "MONGODB_URI": server.start(), SHARED_STANDIN: "1"}
+        shared_uri = server.start()
     results: list[Result] = []
     environment: dict[str, str] = {}
     rounds: dict[str, int] = {}
@@ -110,7 +117,7 @@ def measure(names: Sequence[str], smoke: bool, repeats: int | None) -> Run:
     try:
         for name in names:
             started = time.monotonic()
-            report = run_script(name, smoke, repeats, shared if name in SHARED_MONGO else env)
+            report = run_script(name, smoke, repeats, script_env(name, os.environ, shared_uri))
             print(f"{name}: {len(report.results)} cases in {time.monotonic() - started:.1f} s", file=sys.stderr)
             results += report.results
             environment.update(report.environment)

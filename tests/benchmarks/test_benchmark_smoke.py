@@ -16,16 +16,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # scripts import each other
 
 from _report import missing, table
-from _timing import SHARED_STANDIN
-from run import BENCHMARKS, SHARED_MONGO, expected_cases, run_script
+from run import BENCHMARKS, SHARED_MONGO, expected_cases, run_script, script_env
 
 
 @pytest.mark.parametrize("name", BENCHMARKS)
 def test_benchmark_runs_at_smoke_size_and_reports_every_case(name: str, request: pytest.FixtureRequest) -> None:
-    env = dict(os.environ)
-    if name in SHARED_MONGO:
-        env |= {"MONGODB_URI": request.getfixturevalue("mongo_uri"), SHARED_STANDIN: "1"}
-    report = run_script(name, smoke=True, repeats=None, env=env)
+    shared_uri = request.getfixturevalue("mongo_uri") if name in SHARED_MONGO else None
+    report = run_script(name, smoke=True, repeats=None, env=script_env(name, os.environ, shared_uri))
     assert report.results, name
     assert missing(report.results, expected_cases([name])) == []
     assert table(report.results).count("\n") >= len(report.results)
