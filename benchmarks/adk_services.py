@@ -41,6 +41,7 @@ import os
 import sys
 import time
 import uuid
+import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -51,9 +52,12 @@ from google.adk.events.event import Event
 from google.adk.integrations.mongodb import MongoDbSessionService
 from google.adk.sessions.base_session_service import GetSessionConfig
 from google.genai import types
-from google_adk_extras.artifacts.mongo_artifact_service import MongoArtifactService
 from pymongo import AsyncMongoClient, MongoClient, monitoring
 from pymongo.database import Database
+
+with warnings.catch_warnings():  # the peer's package imports its web server, a subclass of ADK's deprecated
+    warnings.simplefilter("ignore", DeprecationWarning)  # AdkWebServer: not ours to fix, not the benchmark's
+    from google_adk_extras.artifacts.mongo_artifact_service import MongoArtifactService
 
 from aimon_mongo._async.vfs.gridfs import AsyncGridFSFileSystem
 from aimon_mongo.adk import AimonArtifactService, AimonSessionService
