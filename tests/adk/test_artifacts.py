@@ -108,6 +108,54 @@ async def test_concurrent_savers_on_two_nodes_get_every_version_once(open_artifa
     assert contents == {f"{n}-{i}" for n in "ab" for i in range(15)}
 
 
+async def test_a_guessed_version_never_leaves_a_gap_nor_repeats_one(open_artifacts: Open) -> None:
+    a, b = open_artifacts(), open_artifacts()
+    assert await a.save_artifact(filename="g", artifact=text("a0"), **SCOPE) == 0
+    # b has not seen "g": its guess 0 is taken, so it lists and goes on; then it guesses right
+    assert [await b.save_artifact(filename="g", artifact=text(f"b{i}"), **SCOPE) for i in range(3)] == [1, 2, 3]
+    # a last saw version 0: still stored, so a tries 1, which b took; a lists and takes the next free one
+    assert await a.save_artifact(filename="g", artifact=text("a4"), **SCOPE) == 4
+    # deleted on the other node: the version a last saw (4) is gone, so a starts again at 0, not at 5
+    await b.delete_artifact(filename="g", **SCOPE)
+    assert await a.save_artifact(filename="g", artifact=text("again"), **SCOPE) == 0
+    assert await b.save_artifact(filename="g", artifact=text("b-again"), **SCOPE) == 1
+    assert await a.list_versions(filename="g", **SCOPE) == [0, 1]
+    assert await a.load_artifact(filename="g", **SCOPE) == text("b-again")
+    assert await b.load_artifact(filename="g", version=0, **SCOPE) == text("again")
+
+
+async def test_on_gridfs_a_save_costs_one_lookup_beyond_its_write_and_a_load_one_scan_beyond_its_read(
+    mongo_uri: str, mongo_db_name: str
+) -> None:
+    from aimon_mongo.mongo import clients
+    from aimon_mongo.mongo.command_log import CommandLog
+    from aimon_mongo.testing import STANDIN_TIMEOUT_MS
+    from aimon_mongo.vfs import AsyncGridFSFileSystem
+
+    log = CommandLog()
+    client = clients.async_mongo_client(mongo_uri, timeout_ms=STANDIN_TIMEOUT_MS, event_listeners=[log])
+    fs = AsyncGridFSFileSystem(client, mongo_db_name)
+    service = AimonArtifactService(fs)
+    version_file = "adk-artifacts/app/ann/sessions/s1/f/0000000001"
+    try:
+        await service.save_artifact(filename="f", artifact=blob(b"v0"), **SCOPE)
+        with log.recording() as write:  # the conditional write a save makes, on its own
+            await fs.write("elsewhere/0000000000", b"w0", if_absent=True, attributes={"adk.kind": "inline_data"})
+        with log.recording() as first:  # a filename this service has not seen: version 0, no listing
+            assert await service.save_artifact(filename="new", artifact=blob(b"n0"), **SCOPE) == 0
+        with log.recording() as saved:  # the version seen last is looked up, then the next one is written
+            assert await service.save_artifact(filename="f", artifact=blob(b"v1"), **SCOPE) == 1
+        with log.recording() as read:
+            assert await fs.read(version_file) == b"v1"
+        with log.recording() as loaded:  # one scan of the versions (attributes along), then the read
+            assert await service.load_artifact(filename="f", **SCOPE) == blob(b"v1")
+    finally:
+        await client.close()
+    assert first.round_trips == write.round_trips
+    assert saved.round_trips == write.round_trips + 1
+    assert loaded.round_trips == read.round_trips + 1 and loaded.documents == read.documents + 2
+
+
 async def test_from_url_takes_the_database_from_the_path_and_the_override(mongo_uri: str, mongo_db_name: str) -> None:
     from tests.adk.conftest import with_database
 
