@@ -65,6 +65,9 @@ KIND_TEXT: Final = "text"
 KIND_FILE: Final = "file_data"
 
 _MAX_CLAIMS: Final = 100_000
+_GLOB_SPECIAL: Final = frozenset("*?[]{}\\,")
+"""Characters a glob pattern gives a meaning (percent-encoding leaves none in a path component; a ``root``
+might hold one)."""
 _READ_ATTEMPTS: Final = 3
 _REMEMBERED: Final = 10_000
 """Filenames whose last seen version a service remembers (the oldest remembered is forgotten first)."""
@@ -177,12 +180,8 @@ class AimonArtifactService(BaseArtifactService):
         """The stored versions of the filename at ``directory``, each with its file's info (attributes
         included where the filesystem keeps them), from one ``glob``; ``claimed``: also versions claimed
         by a sidecar whose file is not written yet (keyed to the sidecar's info)."""
-        fs = await self._ready_fs()
-        try:
-            infos = await fs.glob("*", directory)
-        except VfsFileNotFoundError:
-            return {}
         found: dict[int, FileInfo] = {}
+        infos = await self._files_below(directory, 1)
         prefix = directory + "/"
         for info in infos:
             name = info.path[len(prefix) :] if info.path.startswith(prefix) else ""
@@ -196,6 +195,21 @@ class AimonArtifactService(BaseArtifactService):
         if found:
             self._remember(directory, max(found))
         return found
+
+    async def _files_below(self, directory: str, depth: int) -> list[FileInfo]:
+        """The files ``depth`` levels below ``directory`` (sidecars and files at other depths may be among
+        them), from one ``glob``. A filesystem with attributes (GridFS, memory) is globbed from its root with
+        the literal directory in the pattern: its scan is the directory's name range, and when nothing is
+        there the root needs no lookup (globbing the directory itself would then look it up, twice on
+        GridFS, to report it missing). A local directory walks only ``directory``."""
+        fs = await self._ready_fs()
+        try:
+            if fs.supports_attributes and not _GLOB_SPECIAL.intersection(directory):
+                # "{.,}*": a wildcard alone skips a leading "." (a filename may start with one)
+                return await fs.glob("/" + directory + "/{.,}*" * (depth - 1) + "/*")
+            return await fs.glob("*", directory)
+        except VfsFileNotFoundError:
+            return []
 
     async def _versions(self, directory: str, *, claimed: bool = False) -> list[int]:
         """The stored versions (``claimed``: also those claimed by a sidecar whose file is not written yet)."""
@@ -403,14 +417,9 @@ class AimonArtifactService(BaseArtifactService):
         if session_id is not None:
             artifact_util.validate_path_segment(session_id, "session_id")
             directories.append(f"{base}/sessions/{_q(session_id)}")
-        fs = await self._ready_fs()
         keys: set[str] = set()
         for directory in directories:
-            try:
-                infos = await fs.glob("*", directory)  # every file below: <key>/<version> (and sidecars)
-            except VfsFileNotFoundError:
-                continue
-            for info in infos:
+            for info in await self._files_below(directory, 2):  # <key>/<version> (and sidecars)
                 key, _, name = info.path[len(directory) + 1 :].partition("/")
                 if key and "/" not in name and not name.endswith(META_SUFFIX) and _parse_version(name) is not None:
                     keys.add(unquote(key))

@@ -49,15 +49,16 @@ async def test_user_scope_key_listing_metadata_uris_and_delete(open_artifacts: O
         filename="a/b.txt", artifact=text("x"), custom_metadata={"source": "tool", "n": 2}, **SCOPE
     )
     await service.save_artifact(filename="user:profile.json", artifact=blob(b"{}", "application/json"), **SCOPE)
-    await service.save_artifact(filename="only-s2", artifact=text("y"), app_name="app", user_id="ann", session_id="s2")
+    s2: dict[str, Any] = {"app_name": "app", "user_id": "ann", "session_id": "s2"}
+    for name in ("only-s2", ".env", "we*ird[1]{a,b}?.txt"):  # a leading dot, glob characters: listed all the same
+        await service.save_artifact(filename=name, artifact=text("y"), **s2)
     with pytest.raises(InputValidationError):
         await service.save_artifact(filename="needs-session", artifact=text("z"), app_name="app", user_id="ann")
     # the user-scoped artifact is seen from every session of the user, and without a session
     assert await service.list_artifact_keys(**SCOPE) == ["a/b.txt", "user:profile.json"]
-    assert await service.list_artifact_keys(app_name="app", user_id="ann", session_id="s2") == [
-        "only-s2",
-        "user:profile.json",
-    ]
+    assert await service.list_artifact_keys(**s2) == [".env", "only-s2", "user:profile.json", "we*ird[1]{a,b}?.txt"]
+    assert await service.load_artifact(filename=".env", **s2) == text("y")
+    assert await service.list_versions(filename="we*ird[1]{a,b}?.txt", **s2) == [0]
     assert await service.list_artifact_keys(app_name="app", user_id="ann") == ["user:profile.json"]
     assert await service.list_artifact_keys(app_name="app", user_id="bob", session_id="s1") == []
     profile = await service.load_artifact(
@@ -124,7 +125,7 @@ async def test_a_guessed_version_never_leaves_a_gap_nor_repeats_one(open_artifac
     assert await b.load_artifact(filename="g", version=0, **SCOPE) == text("again")
 
 
-async def test_on_gridfs_a_save_costs_one_lookup_beyond_its_write_and_a_load_one_scan_beyond_its_read(
+async def test_on_gridfs_a_save_costs_one_lookup_beyond_its_write_a_load_one_scan_beyond_its_read(
     mongo_uri: str, mongo_db_name: str
 ) -> None:
     from aimon_mongo.mongo import clients
@@ -149,9 +150,14 @@ async def test_on_gridfs_a_save_costs_one_lookup_beyond_its_write_and_a_load_one
             assert await fs.read(version_file) == b"v1"
         with log.recording() as loaded:  # one scan of the versions (attributes along), then the read
             assert await service.load_artifact(filename="f", **SCOPE) == blob(b"v1")
+        with log.recording() as missing:
+            assert await service.load_artifact(filename="never-saved", **SCOPE) is None
+        with log.recording() as listed:  # the user's directory and the session's
+            assert await service.list_artifact_keys(app_name="app", user_id="bob", session_id="s9") == []
     finally:
         await client.close()
     assert first.round_trips == write.round_trips
+    assert missing.round_trips == 1 and listed.round_trips == 2  # nothing there: one scan per directory
     assert saved.round_trips == write.round_trips + 1
     assert loaded.round_trips == read.round_trips + 1 and loaded.documents == read.documents + 2
 
