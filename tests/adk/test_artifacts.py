@@ -125,6 +125,26 @@ async def test_a_guessed_version_never_leaves_a_gap_nor_repeats_one(open_artifac
     assert await b.load_artifact(filename="g", version=0, **SCOPE) == text("again")
 
 
+async def test_content_read_after_a_listing_is_refused_when_the_file_is_another_one_now(open_artifacts: Open) -> None:
+    from aimon_mongo.errors import FileReplacedError
+
+    service = open_artifacts()
+    path = "adk-artifacts/app/ann/sessions/s1/f/0000000000"
+    await service.save_artifact(filename="f", artifact=text("first"), **SCOPE)
+    if not service.fs.supports_attributes:  # a local directory's attributes are in a sidecar: no etag to check
+        stored = await service._attributes(path)
+        assert stored is not None and stored[1] is None
+        assert stored[0]["adk.kind"] == "text" and stored[0]["adk.mime_type"] == "text/plain"
+        assert await service._content(path, None) == b"first"
+        return
+    listed = (await service.fs.info(path)).etag
+    await service.delete_artifact(filename="f", **SCOPE)  # deleted and saved again between listing and read
+    await service.save_artifact(filename="f", artifact=text("second"), **SCOPE)
+    with pytest.raises(FileReplacedError):
+        await service._content(path, listed)
+    assert await service._content(path, (await service.fs.info(path)).etag) == b"second"
+
+
 async def test_on_gridfs_a_save_costs_one_lookup_beyond_its_write_a_load_one_scan_beyond_its_read(
     mongo_uri: str, mongo_db_name: str
 ) -> None:
