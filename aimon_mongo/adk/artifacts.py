@@ -37,7 +37,13 @@ from aimon_mongo.adk.urls import (
     shared_memory_filesystem,
     without_registry_prefix,
 )
-from aimon_mongo.errors import InvalidArgumentError, RevisionMismatchError, VfsFileNotFoundError
+from aimon_mongo.errors import (
+    FileReplacedError,
+    InvalidArgumentError,
+    RevisionMismatchError,
+    VfsFileNotFoundError,
+)
+from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.mongo.clients import display_uri
 
 DEFAULT_ROOT: Final = "adk-artifacts"
@@ -59,6 +65,12 @@ KIND_TEXT: Final = "text"
 KIND_FILE: Final = "file_data"
 
 _MAX_CLAIMS: Final = 100_000
+_GLOB_SPECIAL: Final = frozenset("*?[]{}\\,")
+"""Characters a glob pattern gives a meaning (percent-encoding leaves none in a path component; a ``root``
+might hold one)."""
+_READ_ATTEMPTS: Final = 3
+_REMEMBERED: Final = 10_000
+"""Filenames whose last seen version a service remembers (the oldest remembered is forgotten first)."""
 
 
 def _q(component: str) -> str:
@@ -90,6 +102,8 @@ class AimonArtifactService(BaseArtifactService):
         self.root: Final = root.strip("/")
         self._owns = owns_filesystem
         self._ready = False
+        self._last_seen: dict[str, int] = {}
+        """Per version directory, the highest version this service saw stored: a hint for the next save."""
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> Self:
@@ -162,30 +176,66 @@ class AimonArtifactService(BaseArtifactService):
             where = "memory://"
         return f"{where}/{path}" if not where.endswith("//") else f"{where}{path}"
 
-    async def _names(self, directory: str) -> list[str]:
+    async def _stored(self, directory: str, *, claimed: bool = False) -> dict[int, FileInfo]:
+        """The stored versions of the filename at ``directory``, each with its file's info (attributes
+        included where the filesystem keeps them), from one ``glob``; ``claimed``: also versions claimed
+        by a sidecar whose file is not written yet (keyed to the sidecar's info)."""
+        found: dict[int, FileInfo] = {}
+        infos = await self._files_below(directory, 1)
+        prefix = directory + "/"
+        for info in infos:
+            name = info.path[len(prefix) :] if info.path.startswith(prefix) else ""
+            version = _parse_version(name) if "/" not in name else None
+            if version is None:
+                continue
+            if not name.endswith(META_SUFFIX):
+                found[version] = info
+            elif claimed:
+                found.setdefault(version, info)
+        if found:
+            self._remember(directory, max(found))
+        return found
+
+    async def _files_below(self, directory: str, depth: int) -> list[FileInfo]:
+        """The files ``depth`` levels below ``directory`` (sidecars and files at other depths may be among
+        them), from one ``glob``. A filesystem with attributes (GridFS, memory) is globbed from its root with
+        the literal directory in the pattern: its scan is the directory's name range, and when nothing is
+        there the root needs no lookup (globbing the directory itself would then look it up, twice on
+        GridFS, to report it missing). A local directory walks only ``directory``."""
         fs = await self._ready_fs()
         try:
-            return await fs.ls(directory)
+            if fs.supports_attributes and not _GLOB_SPECIAL.intersection(directory):
+                # "{.,}*": a wildcard alone skips a leading "." (a filename may start with one)
+                return await fs.glob("/" + directory + "/{.,}*" * (depth - 1) + "/*")
+            return await fs.glob("*", directory)
         except VfsFileNotFoundError:
             return []
 
     async def _versions(self, directory: str, *, claimed: bool = False) -> list[int]:
         """The stored versions (``claimed``: also those claimed by a sidecar whose file is not written yet)."""
-        found: set[int] = set()
-        for name in await self._names(directory):
-            version = _parse_version(name)
-            if version is None:
-                continue
-            if claimed or not name.endswith(META_SUFFIX):
-                found.add(version)
-        return sorted(found)
+        return sorted(await self._stored(directory, claimed=claimed))
 
-    async def _chosen(self, directory: str, version: int | None) -> int | None:
-        """``version``, or the latest stored when ``None``; ``None`` when there is none (or it is not a version)."""
+    async def _chosen(self, directory: str, version: int | None) -> tuple[int, FileInfo | None] | None:
+        """``version`` (no info), or the latest stored with its info when ``None``; ``None`` when there is
+        none (or it is not a version)."""
         if version is None:
-            versions = await self._versions(directory)
-            return versions[-1] if versions else None
-        return version if isinstance(version, int) and version >= 0 else None
+            stored = await self._stored(directory)
+            if not stored:
+                return None
+            latest = max(stored)
+            return latest, stored[latest]
+        return (version, None) if isinstance(version, int) and version >= 0 else None
+
+    def _remember(self, directory: str, version: int) -> None:
+        seen = self._last_seen
+        seen.pop(directory, None)
+        if len(seen) >= _REMEMBERED:
+            del seen[next(iter(seen))]
+        seen[directory] = version
+
+    def _claim_path(self, fs: AsyncFileSystem, path: str) -> str:
+        """The file whose conditional write claims the version at ``path``."""
+        return path if fs.supports_attributes else path + META_SUFFIX
 
     # saving --------------------------------------------------------------------------------------------
 
@@ -209,17 +259,32 @@ class AimonArtifactService(BaseArtifactService):
             except (TypeError, ValueError) as exc:
                 raise InputValidationError(f"custom_metadata must be JSON-serializable: {exc}") from exc
         fs = await self._ready_fs()
-        versions = await self._versions(directory, claimed=True)
-        version = versions[-1] + 1 if versions else 0
+        version = await self._first_guess(fs, directory)
+        listed = version is None
         for _ in range(_MAX_CLAIMS):
-            path = f"{directory}/{_version_name(version)}"
+            if version is None:
+                versions = await self._versions(directory, claimed=True)
+                version = versions[-1] + 1 if versions else 0
             try:
-                await self._claim(fs, path, content, attributes)
+                await self._claim(fs, f"{directory}/{_version_name(version)}", content, attributes)
             except RevisionMismatchError:  # another save took this version first
-                version += 1
+                # after a listing, the next number; after a guess, the listing
+                version, listed = (version + 1 if listed else None), True
                 continue
+            self._remember(directory, version)
             return version
         raise InvalidArgumentError(f"no free version of {filename!r} after {_MAX_CLAIMS} attempts")
+
+    async def _first_guess(self, fs: AsyncFileSystem, directory: str) -> int | None:
+        """The version a save tries first: 0 for a filename not seen yet, one past the last version seen
+        if that version is still stored (one lookup); ``None`` (list first) when it is gone."""
+        last = self._last_seen.get(directory)
+        if last is None:
+            return 0
+        if await fs.is_file(self._claim_path(fs, f"{directory}/{_version_name(last)}")):
+            return last + 1
+        self._last_seen.pop(directory, None)
+        return None
 
     async def _claim(self, fs: AsyncFileSystem, path: str, content: bytes, attributes: dict[str, str]) -> None:
         attributes[ATTR_CREATED] = repr(_now())
@@ -259,17 +324,33 @@ class AimonArtifactService(BaseArtifactService):
 
     # reading -------------------------------------------------------------------------------------------
 
-    async def _attributes(self, path: str) -> dict[str, str] | None:
+    async def _attributes(self, path: str, info: FileInfo | None = None) -> tuple[dict[str, str], str | None] | None:
+        """The attributes of the version file at ``path`` (from ``info`` when a listing brought them along)
+        and the etag of the file they belong to (``None`` when they come from a sidecar); ``None`` when the
+        version is not stored."""
         fs = await self._ready_fs()
         try:
             if fs.supports_attributes:
-                return dict((await fs.info(path)).custom_metadata)
+                if info is None:
+                    info = await fs.info(path)
+                return dict(info.custom_metadata), info.etag
             info_exists = await fs.is_file(path)
             if not info_exists:
                 return None
-            return dict(json.loads(await fs.read_text(path + META_SUFFIX)))
+            return dict(json.loads(await fs.read_text(path + META_SUFFIX))), None
         except VfsFileNotFoundError:
             return None
+
+    async def _content(self, path: str, etag: str | None) -> bytes:
+        """The content of ``path``; with ``etag``, only of that file (``FileReplacedError`` if the file is
+        another one now: the filename was deleted and saved again since its attributes were read)."""
+        fs = await self._ready_fs()
+        if etag is None:
+            return await fs.read(path)
+        async with await fs.open_input(path) as reader:
+            if reader.etag != etag:
+                raise FileReplacedError(path)
+            return await reader.read()
 
     async def load_artifact(
         self,
@@ -289,18 +370,26 @@ class AimonArtifactService(BaseArtifactService):
         self, app_name: str, user_id: str, filename: str, session_id: str | None, version: int | None, depth: int
     ) -> types.Part | None:
         directory = self._artifact_dir(app_name, user_id, filename, session_id)
-        version = await self._chosen(directory, version)
-        if version is None:
-            return None
-        path = f"{directory}/{_version_name(version)}"
-        attributes = await self._attributes(path)
-        if attributes is None:
-            return None
-        fs = await self._ready_fs()
-        try:
-            content = await fs.read(path)
-        except VfsFileNotFoundError:
-            return None
+        attempt = 1
+        while True:
+            chosen = await self._chosen(directory, version)
+            if chosen is None:
+                return None
+            path = f"{directory}/{_version_name(chosen[0])}"
+            described = await self._attributes(path, chosen[1])
+            if described is None:
+                return None
+            attributes, etag = described
+            try:
+                content = await self._content(path, etag)
+            except VfsFileNotFoundError:
+                return None
+            except FileReplacedError:
+                if attempt >= _READ_ATTEMPTS:
+                    raise
+                attempt += 1
+                continue
+            break
         kind = attributes.get(ATTR_KIND)
         mime = attributes.get(ATTR_MIME)
         if kind == KIND_TEXT:
@@ -330,9 +419,10 @@ class AimonArtifactService(BaseArtifactService):
             directories.append(f"{base}/sessions/{_q(session_id)}")
         keys: set[str] = set()
         for directory in directories:
-            for name in await self._names(directory):
-                if await self._versions(name):
-                    keys.add(unquote(name.rsplit("/", 1)[-1]))
+            for info in await self._files_below(directory, 2):  # <key>/<version> (and sidecars)
+                key, _, name = info.path[len(directory) + 1 :].partition("/")
+                if key and "/" not in name and not name.endswith(META_SUFFIX) and _parse_version(name) is not None:
+                    keys.add(unquote(key))
         return sorted(keys)
 
     async def delete_artifact(
@@ -341,6 +431,7 @@ class AimonArtifactService(BaseArtifactService):
         """Delete every version of ``filename`` (nothing happens when there is none)."""
         directory = self._artifact_dir(app_name, user_id, filename, session_id)
         fs = await self._ready_fs()
+        self._last_seen.pop(directory, None)
         try:
             await fs.delete_recursive(directory)
         except VfsFileNotFoundError:
@@ -358,8 +449,8 @@ class AimonArtifactService(BaseArtifactService):
         """An :class:`ArtifactVersion` per stored version, ascending."""
         directory = self._artifact_dir(app_name, user_id, filename, session_id)
         found = []
-        for version in await self._versions(directory):
-            described = await self._describe(directory, version)
+        for version, info in sorted((await self._stored(directory)).items()):
+            described = await self._describe(directory, version, info)
             if described is not None:
                 found.append(described)
         return found
@@ -375,14 +466,15 @@ class AimonArtifactService(BaseArtifactService):
     ) -> ArtifactVersion | None:
         """The :class:`ArtifactVersion` of ``version`` (the latest when ``None``), or ``None``."""
         directory = self._artifact_dir(app_name, user_id, filename, session_id)
-        version = await self._chosen(directory, version)
-        return None if version is None else await self._describe(directory, version)
+        chosen = await self._chosen(directory, version)
+        return None if chosen is None else await self._describe(directory, *chosen)
 
-    async def _describe(self, directory: str, version: int) -> ArtifactVersion | None:
+    async def _describe(self, directory: str, version: int, info: FileInfo | None = None) -> ArtifactVersion | None:
         path = f"{directory}/{_version_name(version)}"
-        attributes = await self._attributes(path)
-        if attributes is None:
+        stored = await self._attributes(path, info)
+        if stored is None:
             return None
+        attributes = stored[0]
         metadata = json.loads(attributes[ATTR_METADATA]) if ATTR_METADATA in attributes else {}
         described = ArtifactVersion(
             version=version,

@@ -49,15 +49,16 @@ async def test_user_scope_key_listing_metadata_uris_and_delete(open_artifacts: O
         filename="a/b.txt", artifact=text("x"), custom_metadata={"source": "tool", "n": 2}, **SCOPE
     )
     await service.save_artifact(filename="user:profile.json", artifact=blob(b"{}", "application/json"), **SCOPE)
-    await service.save_artifact(filename="only-s2", artifact=text("y"), app_name="app", user_id="ann", session_id="s2")
+    s2: dict[str, Any] = {"app_name": "app", "user_id": "ann", "session_id": "s2"}
+    for name in ("only-s2", ".env", "we*ird[1]{a,b}?.txt"):  # a leading dot, glob characters: listed all the same
+        await service.save_artifact(filename=name, artifact=text("y"), **s2)
     with pytest.raises(InputValidationError):
         await service.save_artifact(filename="needs-session", artifact=text("z"), app_name="app", user_id="ann")
     # the user-scoped artifact is seen from every session of the user, and without a session
     assert await service.list_artifact_keys(**SCOPE) == ["a/b.txt", "user:profile.json"]
-    assert await service.list_artifact_keys(app_name="app", user_id="ann", session_id="s2") == [
-        "only-s2",
-        "user:profile.json",
-    ]
+    assert await service.list_artifact_keys(**s2) == [".env", "only-s2", "user:profile.json", "we*ird[1]{a,b}?.txt"]
+    assert await service.load_artifact(filename=".env", **s2) == text("y")
+    assert await service.list_versions(filename="we*ird[1]{a,b}?.txt", **s2) == [0]
     assert await service.list_artifact_keys(app_name="app", user_id="ann") == ["user:profile.json"]
     assert await service.list_artifact_keys(app_name="app", user_id="bob", session_id="s1") == []
     profile = await service.load_artifact(
@@ -106,6 +107,79 @@ async def test_concurrent_savers_on_two_nodes_get_every_version_once(open_artifa
     assert sorted(versions) == list(range(30))
     contents = {(await a.load_artifact(filename="shared.txt", version=v, **SCOPE)).text for v in range(30)}  # type: ignore[union-attr]
     assert contents == {f"{n}-{i}" for n in "ab" for i in range(15)}
+
+
+async def test_a_guessed_version_never_leaves_a_gap_nor_repeats_one(open_artifacts: Open) -> None:
+    a, b = open_artifacts(), open_artifacts()
+    assert await a.save_artifact(filename="g", artifact=text("a0"), **SCOPE) == 0
+    # b has not seen "g": its guess 0 is taken, so it lists and goes on; then it guesses right
+    assert [await b.save_artifact(filename="g", artifact=text(f"b{i}"), **SCOPE) for i in range(3)] == [1, 2, 3]
+    # a last saw version 0: still stored, so a tries 1, which b took; a lists and takes the next free one
+    assert await a.save_artifact(filename="g", artifact=text("a4"), **SCOPE) == 4
+    # deleted on the other node: the version a last saw (4) is gone, so a starts again at 0, not at 5
+    await b.delete_artifact(filename="g", **SCOPE)
+    assert await a.save_artifact(filename="g", artifact=text("again"), **SCOPE) == 0
+    assert await b.save_artifact(filename="g", artifact=text("b-again"), **SCOPE) == 1
+    assert await a.list_versions(filename="g", **SCOPE) == [0, 1]
+    assert await a.load_artifact(filename="g", **SCOPE) == text("b-again")
+    assert await b.load_artifact(filename="g", version=0, **SCOPE) == text("again")
+
+
+async def test_content_read_after_a_listing_is_refused_when_the_file_is_another_one_now(open_artifacts: Open) -> None:
+    from aimon_mongo.errors import FileReplacedError
+
+    service = open_artifacts()
+    path = "adk-artifacts/app/ann/sessions/s1/f/0000000000"
+    await service.save_artifact(filename="f", artifact=text("first"), **SCOPE)
+    if not service.fs.supports_attributes:  # a local directory's attributes are in a sidecar: no etag to check
+        stored = await service._attributes(path)
+        assert stored is not None and stored[1] is None
+        assert stored[0]["adk.kind"] == "text" and stored[0]["adk.mime_type"] == "text/plain"
+        assert await service._content(path, None) == b"first"
+        return
+    listed = (await service.fs.info(path)).etag
+    await service.delete_artifact(filename="f", **SCOPE)  # deleted and saved again between listing and read
+    await service.save_artifact(filename="f", artifact=text("second"), **SCOPE)
+    with pytest.raises(FileReplacedError):
+        await service._content(path, listed)
+    assert await service._content(path, (await service.fs.info(path)).etag) == b"second"
+
+
+async def test_on_gridfs_a_save_costs_one_lookup_beyond_its_write_a_load_one_scan_beyond_its_read(
+    mongo_uri: str, mongo_db_name: str
+) -> None:
+    from aimon_mongo.mongo import clients
+    from aimon_mongo.mongo.command_log import CommandLog
+    from aimon_mongo.testing import STANDIN_TIMEOUT_MS
+    from aimon_mongo.vfs import AsyncGridFSFileSystem
+
+    log = CommandLog()
+    client = clients.async_mongo_client(mongo_uri, timeout_ms=STANDIN_TIMEOUT_MS, event_listeners=[log])
+    fs = AsyncGridFSFileSystem(client, mongo_db_name)
+    service = AimonArtifactService(fs)
+    version_file = "adk-artifacts/app/ann/sessions/s1/f/0000000001"
+    try:
+        await service.save_artifact(filename="f", artifact=blob(b"v0"), **SCOPE)
+        with log.recording() as write:  # the conditional write a save makes, on its own
+            await fs.write("elsewhere/0000000000", b"w0", if_absent=True, attributes={"adk.kind": "inline_data"})
+        with log.recording() as first:  # a filename this service has not seen: version 0, no listing
+            assert await service.save_artifact(filename="new", artifact=blob(b"n0"), **SCOPE) == 0
+        with log.recording() as saved:  # the version seen last is looked up, then the next one is written
+            assert await service.save_artifact(filename="f", artifact=blob(b"v1"), **SCOPE) == 1
+        with log.recording() as read:
+            assert await fs.read(version_file) == b"v1"
+        with log.recording() as loaded:  # one scan of the versions (attributes along), then the read
+            assert await service.load_artifact(filename="f", **SCOPE) == blob(b"v1")
+        with log.recording() as missing:
+            assert await service.load_artifact(filename="never-saved", **SCOPE) is None
+        with log.recording() as listed:  # the user's directory and the session's
+            assert await service.list_artifact_keys(app_name="app", user_id="bob", session_id="s9") == []
+    finally:
+        await client.close()
+    assert first.round_trips == write.round_trips
+    assert missing.round_trips == 1 and listed.round_trips == 2  # nothing there: one scan per directory
+    assert saved.round_trips == write.round_trips + 1
+    assert loaded.round_trips == read.round_trips + 1 and loaded.documents == read.documents + 2
 
 
 async def test_from_url_takes_the_database_from_the_path_and_the_override(mongo_uri: str, mongo_db_name: str) -> None:
