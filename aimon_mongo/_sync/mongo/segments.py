@@ -82,6 +82,15 @@ class MongoSegmentDriver:
         docs = self._segments.find({n.F_SESSION_ID: session_id}, projection=projection).to_list(None)
         return [segment_info_from_document(doc) for doc in docs]
 
+    def infos_page(self, session_id: str, after: str | None, limit: int) -> list[SegmentInfo]:
+        """A sorted, limited find on ``by_session``: strings compare by their UTF-8 bytes (code-point order),
+        ids are never empty (``""`` is below every one). The server reads the session's entries of
+        ``by_session`` and keeps the lowest ``limit`` ids (a top-k sort); only those are sent back."""
+        query = {n.F_SESSION_ID: session_id, n.F_SEGMENT_ID: {"$gt": after or ""}}
+        projection = {n.F_ID: 0, n.F_SEGMENT_ID: 1, n.F_CREATED_AT: 1}
+        found = self._segments.find(query, projection=projection).sort(n.F_SEGMENT_ID, 1).limit(limit)
+        return [segment_info_from_document(doc) for doc in found.to_list(limit)]
+
     def delete(self, session_id: str, segment_id: str, token: int) -> Stale | None:
         if stale := advance_fence(self._fences, session_id, token):
             return stale
