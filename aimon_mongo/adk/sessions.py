@@ -499,18 +499,24 @@ class AimonSessionService(BaseSessionService):
     async def list_sessions_page(
         self, *, app_name: str, user_id: str, page_size: int = 100, page_token: str | None = None
     ) -> SessionPage:
-        """One page of the user's sessions in session-id order (reads only that page's headers);
-        pass the returned ``next_page_token`` to get the next page."""
+        """One page of the user's sessions, without events; pass the returned ``next_page_token`` (the id of
+        the page's last session) to get the next page.
+
+        The order is that of the stored, percent-encoded ids: ``urllib.parse.quote(session_id, safe="")``
+        compared by code point. Letters, digits and ``-._~`` stay as they are, every other character becomes
+        the ``%XX`` escapes of its UTF-8 bytes (upper-case hex), so ``%`` escapes come first, then ``-``,
+        ``.``, digits, upper case, ``_``, lower case, ``~``. Reads ``page_size + 1`` entries of the user's
+        listing index (one request) and that page's headers, never the whole listing."""
         self._check(app_name, user_id)
-        if not isinstance(page_size, int) or page_size < 1:
+        if isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1:
             raise InvalidArgumentError(f"page_size must be an int >= 1, got {page_size!r}")
-        ids = await self._session_ids(app_name, user_id)
-        if page_token is not None:
-            ids = [s for s in ids if s > page_token]
-        page = ids[:page_size]
-        more = len(ids) > page_size
+        if page_token is not None and (not isinstance(page_token, str) or not page_token):
+            raise InvalidArgumentError(f"page_token must be None or a non-empty str, got {page_token!r}")
+        after = None if page_token is None else _q(page_token)
+        infos = await self.backends.segments.list_page(self._list_key(app_name, user_id), after, page_size + 1)
+        page = [unquote(info.segment_id) for info in infos[:page_size]]
         sessions = await self._summaries(app_name, [(user_id, s) for s in page])
-        return SessionPage(sessions=sessions, next_page_token=page[-1] if more and page else None)
+        return SessionPage(sessions=sessions, next_page_token=page[-1] if len(infos) > page_size else None)
 
     # delete --------------------------------------------------------------------------------------------
 
