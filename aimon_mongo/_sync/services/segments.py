@@ -164,11 +164,9 @@ class SegmentStore(Generic[Raw]):
             infos = self._driver.infos_page(sid, cursor, size)
         return sorted(infos, key=lambda info: info.segment_id)[:size]
 
-
     def list(self, session_id: str) -> list[SegmentInfo]:
         """Ids and creation times of the session's segments, oldest first (ties by id)."""
         sid = require_id(session_id, "session_id")
         with self._failures(f"list of segments of session {sid!r}"):
             infos = self._driver.infos(sid)
         return sorted(infos, key=lambda info: (info.created_at, info.segment_id))
-
