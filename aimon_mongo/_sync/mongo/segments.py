@@ -40,7 +40,6 @@ from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale
 
-
 WHOLE_BATCH = 1_000_000
 """The ``batchSize`` of a read that wants every match in one reply (the server still stops a reply at 16 MiB;
 without it the first reply holds 101 documents and a ``getMore`` fetches the rest)."""
@@ -76,8 +75,12 @@ class MongoSegmentDriver:
         return self._segments.find_one(_one(session_id, segment_id))
 
     def get_many(self, session_id: str, segment_ids: Sequence[str]) -> list[dict[str, Any]]:
-        keys = [segment_key(session_id, segment_id) for segment_id in segment_ids]
-        query = {n.F_SESSION_ID: session_id, n.F_ID: {"$in": keys}}
+        """Point reads on the ``_id`` index; the same ids as a ``segmentId`` ``$in`` too (the two are equal in
+        every document), which a server that cannot look compound ``_id`` values up in its index filters by
+        (the mongoeco stand-in: 68 ms instead of 900 ms for 20 of 3,000 segments)."""
+        ids = list(segment_ids)
+        keys = [segment_key(session_id, segment_id) for segment_id in ids]
+        query = {n.F_SESSION_ID: session_id, n.F_SEGMENT_ID: {"$in": ids}, n.F_ID: {"$in": keys}}
         return self._segments.find(query, batch_size=len(keys)).to_list(None)
 
     def decode(self, raw: dict[str, Any]) -> LogSegment:
