@@ -92,6 +92,7 @@ def session_operations(bundle: Any) -> Iterator[tuple[str, Callable[[], object]]
     yield "segments.get", lambda: segments.get(session, "seg-1")
     yield "segments.get_many", lambda: segments.get_many(session, ["seg-1", "seg-2"])
     yield "segments.list", lambda: segments.list(session)
+    yield "segments.list_page", lambda: segments.list_page(session, None, 10)
     yield "segments.scan_sessions", lambda: segments.scan_sessions(now_ms() + TTL, None, 10)
     yield "segments.delete", lambda: segments.delete(session, "seg-1", token())
     yield "segments.delete_all", lambda: segments.delete_all(session, token())

@@ -81,10 +81,17 @@ STALE_MESSAGE: Final = (
 _READ_CONCURRENCY: Final = 32
 _READ_BATCH: Final = 500
 """Events read per ``get_many`` request."""
+_HEADER_BATCH: Final = 5_000
+"""Records (session headers) read per ``load_many`` request of a listing."""
 
 
 def _q(part: str) -> str:
     return quote(part, safe="")
+
+
+def _key(prefix: str, *quoted: str) -> str:
+    """A stored id: ``prefix`` and the already percent-encoded parts, joined by ``/``."""
+    return "/".join((prefix, *quoted))
 
 
 def _seq_id(seq: int) -> str:
@@ -213,23 +220,23 @@ class AimonSessionService(BaseSessionService):
     @staticmethod
     def session_key(app_name: str, user_id: str, session_id: str) -> str:
         """The id our stores keep the ADK session under."""
-        return f"{SESSION_PREFIX}/{_q(app_name)}/{_q(user_id)}/{_q(session_id)}"
+        return _key(SESSION_PREFIX, _q(app_name), _q(user_id), _q(session_id))
 
     @staticmethod
     def _list_key(app_name: str, user_id: str) -> str:
-        return f"{LIST_PREFIX}/{_q(app_name)}/{_q(user_id)}"
+        return _key(LIST_PREFIX, _q(app_name), _q(user_id))
 
     @staticmethod
     def _users_key(app_name: str) -> str:
-        return f"{USERS_PREFIX}/{_q(app_name)}"
+        return _key(USERS_PREFIX, _q(app_name))
 
     @staticmethod
     def _app_state_key(app_name: str) -> str:
-        return f"{APP_STATE_PREFIX}/{_q(app_name)}"
+        return _key(APP_STATE_PREFIX, _q(app_name))
 
     @staticmethod
     def _user_state_key(app_name: str, user_id: str) -> str:
-        return f"{USER_STATE_PREFIX}/{_q(app_name)}/{_q(user_id)}"
+        return _key(USER_STATE_PREFIX, _q(app_name), _q(user_id))
 
     # stored JSON ---------------------------------------------------------------------------------------
 
@@ -444,15 +451,16 @@ class AimonSessionService(BaseSessionService):
         infos = await self.backends.segments.list(self._users_key(app_name))
         return sorted(unquote(i.segment_id) for i in infos)
 
-    async def _session_ids(self, app_name: str, user_id: str) -> list[str]:
-        infos = await self.backends.segments.list(self._list_key(app_name, user_id))
-        return sorted(unquote(i.segment_id) for i in infos)
+    async def _listed(self, app_name: str, user_id: str) -> list[str]:
+        """The ids of the user's listing index: the session ids as stored (percent-encoded)."""
+        return [info.segment_id for info in await self.backends.segments.list(self._list_key(app_name, user_id))]
 
     async def _load_jsons(self, keys: list[str]) -> dict[str, dict[str, Any]]:
-        """The JSON transcripts of the records ``keys`` that exist: one ``load_many`` per :data:`_READ_BATCH`
+        """The JSON transcripts of the records ``keys`` that exist: one ``load_many`` per :data:`_HEADER_BATCH`
         keys, those concurrently."""
         records = self.backends.records
-        batches = [keys[first : first + _READ_BATCH] for first in range(0, len(keys), _READ_BATCH)]
+        size = _HEADER_BATCH
+        batches = [keys[first : first + size] for first in range(0, len(keys), size)]
         found: dict[str, dict[str, Any]] = {}
         for loaded in await self._map(records.load_many, batches):
             for key, record in loaded.items():
@@ -461,28 +469,38 @@ class AimonSessionService(BaseSessionService):
                     found[key] = value
         return found
 
-    async def _summaries(self, app_name: str, pairs: list[tuple[str, str]]) -> list[Session]:
-        users = sorted({user for user, _ in pairs})
-        app_key = self._app_state_key(app_name)
-        keys = [app_key, *(self._user_state_key(app_name, u) for u in users)]
-        keys += [self.session_key(app_name, user, sid) for user, sid in pairs]
+    async def _summaries(self, app_name: str, listed: list[tuple[str, list[str]]]) -> list[Session]:
+        """The sessions, without events, of each ``(user id, ids as stored)`` in ``listed``, in that order
+        (those without a header left out); one ``load_many`` per :data:`_HEADER_BATCH` records."""
+        app = _q(app_name)
+        app_key = _key(APP_STATE_PREFIX, app)
+        keys = [app_key]
+        prefixes = []
+        for user_id, quoted_ids in listed:
+            user = _q(user_id)
+            prefix = _key(SESSION_PREFIX, app, user, "")
+            prefixes.append((_key(USER_STATE_PREFIX, app, user), prefix))
+            keys.append(prefixes[-1][0])
+            keys += [prefix + quoted for quoted in quoted_ids]
         loaded = await self._load_jsons(keys)
         app_state = loaded.get(app_key, {})
         sessions = []
-        for user, sid in pairs:
-            header = loaded.get(self.session_key(app_name, user, sid))
-            if header is None:  # created a moment ago (header not yet written) or being deleted
-                continue
-            session = Session(
-                app_name=app_name,
-                user_id=user,
-                id=sid,
-                state=dict(header.get(n.ADK_HEADER_STATE) or {}),
-                last_update_time=float(header[n.ADK_HEADER_UPDATED]),
-            )
-            session._storage_update_marker = str(header[n.ADK_HEADER_REVISION])
-            _merge_prefixed(session.state, app_state, loaded.get(self._user_state_key(app_name, user), {}))
-            sessions.append(session)
+        for (user_id, quoted_ids), (user_key, prefix) in zip(listed, prefixes, strict=True):
+            user_state = loaded.get(user_key, {})
+            for quoted in quoted_ids:
+                header = loaded.get(prefix + quoted)
+                if header is None:  # created a moment ago (header not yet written) or being deleted
+                    continue
+                session = Session(
+                    app_name=app_name,
+                    user_id=user_id,
+                    id=unquote(quoted),
+                    state=dict(header.get(n.ADK_HEADER_STATE) or {}),
+                    last_update_time=float(header[n.ADK_HEADER_UPDATED]),
+                )
+                session._storage_update_marker = str(header[n.ADK_HEADER_REVISION])
+                _merge_prefixed(session.state, app_state, user_state)
+                sessions.append(session)
         return sessions
 
     async def list_sessions(self, *, app_name: str, user_id: str | None = None) -> ListSessionsResponse:
@@ -490,27 +508,32 @@ class AimonSessionService(BaseSessionService):
         without events. Reads the listing index once and the headers in ``load_many`` batches."""
         self._check(app_name, user_id or "-")
         users = [user_id] if user_id is not None else await self._user_ids(app_name)
-        id_lists = await self._map(lambda user: self._session_ids(app_name, user), users)
-        pairs = [(u, s) for u, ids in zip(users, id_lists, strict=True) for s in ids]
-        sessions = await self._summaries(app_name, pairs)
+        id_lists = await self._map(lambda user: self._listed(app_name, user), users)
+        sessions = await self._summaries(app_name, list(zip(users, id_lists, strict=True)))
         sessions.sort(key=lambda s: (s.last_update_time, s.user_id, s.id))
         return ListSessionsResponse(sessions=sessions)
 
     async def list_sessions_page(
         self, *, app_name: str, user_id: str, page_size: int = 100, page_token: str | None = None
     ) -> SessionPage:
-        """One page of the user's sessions in session-id order (reads only that page's headers);
-        pass the returned ``next_page_token`` to get the next page."""
+        """One page of the user's sessions, without events; pass the returned ``next_page_token`` (the id of
+        the page's last session) to get the next page.
+
+        The order is that of the stored, percent-encoded ids: ``urllib.parse.quote(session_id, safe="")``
+        compared by code point. Letters, digits and ``-._~`` stay as they are, every other character becomes
+        the ``%XX`` escapes of its UTF-8 bytes (upper-case hex), so ``%`` escapes come first, then ``-``,
+        ``.``, digits, upper case, ``_``, lower case, ``~``. Reads ``page_size + 1`` entries of the user's
+        listing index (one request) and that page's headers, never the whole listing."""
         self._check(app_name, user_id)
-        if not isinstance(page_size, int) or page_size < 1:
+        if isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1:
             raise InvalidArgumentError(f"page_size must be an int >= 1, got {page_size!r}")
-        ids = await self._session_ids(app_name, user_id)
-        if page_token is not None:
-            ids = [s for s in ids if s > page_token]
-        page = ids[:page_size]
-        more = len(ids) > page_size
-        sessions = await self._summaries(app_name, [(user_id, s) for s in page])
-        return SessionPage(sessions=sessions, next_page_token=page[-1] if more and page else None)
+        if page_token is not None and (not isinstance(page_token, str) or not page_token):
+            raise InvalidArgumentError(f"page_token must be None or a non-empty str, got {page_token!r}")
+        after = None if page_token is None else _q(page_token)
+        infos = await self.backends.segments.list_page(self._list_key(app_name, user_id), after, page_size + 1)
+        page = [info.segment_id for info in infos[:page_size]]
+        sessions = await self._summaries(app_name, [(user_id, page)])
+        return SessionPage(sessions=sessions, next_page_token=unquote(page[-1]) if len(infos) > page_size else None)
 
     # delete --------------------------------------------------------------------------------------------
 

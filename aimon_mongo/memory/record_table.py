@@ -98,6 +98,12 @@ class RecordTable:
         segments = self.segments.get(session_id, {}).values()
         return [SegmentInfo(segment_id=s.segment_id, created_at=s.created_at) for s in segments]
 
+    def segment_infos_page(self, session_id: str, after: str | None, limit: int) -> list[SegmentInfo]:
+        """The first ``limit`` of the session's segments with an id above ``after``, in code-point order."""
+        segments = self.segments.get(session_id, {})
+        ids = sorted(seg for seg in segments if after is None or seg > after)[:limit]
+        return [SegmentInfo(segment_id=seg, created_at=segments[seg].created_at) for seg in ids]
+
     def scan_sessions(self, created_before: datetime, cursor: str | None, limit: int) -> SegmentScanPage:
         matching = sorted(
             sid

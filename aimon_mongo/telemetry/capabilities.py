@@ -325,6 +325,7 @@ SEGMENTS: Mapping[str, Rule] = {
     "get": _session,
     "get_many": _session,
     "list": _session,
+    "list_page": _session,
     "delete": _fenced("segments"),
     "delete_all": _fenced("segments"),
     "scan_sessions": _plain,

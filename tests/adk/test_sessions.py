@@ -4,8 +4,10 @@ standing for two nodes: a single writer per session, every refusal ADK's ``Stale
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from google.adk.errors._stale_session_error import StaleSessionError
@@ -136,6 +138,78 @@ async def test_listing_is_oldest_update_first_across_users_and_pages_by_id(open_
         if token is None:
             break
     assert seen == [f"d{i}" for i in range(5)]
+
+
+QUOTED_IDS = [
+    "plain",
+    "Upper",
+    "with space",
+    "100%",
+    "a/b",
+    "dash-id",
+    "under_id",
+    "tilde~",
+    "caf\u00e9",
+    "\u4e2d\u6587",
+]
+QUOTED_IDS += ["a+b", "%41", "A", "~", "0", "_", "-", "\U0001f600", "a%b", "a b"]
+
+
+async def test_pages_are_in_encoded_id_order_and_every_session_comes_once(open_sessions: Open) -> None:
+    node = open_sessions()
+    for sid in QUOTED_IDS:
+        await node.create_session(app_name=APP, user_id="eve", session_id=sid)
+    await node.create_session(app_name=APP, user_id="eve-2", session_id="between")  # another user's listing
+    expected = sorted(QUOTED_IDS, key=lambda sid: quote(sid, safe=""))
+    for size in (1, 3, 7, len(QUOTED_IDS), 100):
+        seen, token = [], None
+        for _ in range(len(QUOTED_IDS) + 1):
+            page = await node.list_sessions_page(app_name=APP, user_id="eve", page_size=size, page_token=token)
+            assert len(page.sessions) <= size and all(s.user_id == "eve" and s.events == [] for s in page.sessions)
+            seen += [s.id for s in page.sessions]
+            token = page.next_page_token
+            if token is None:
+                break
+        assert seen == expected, size
+    assert (await node.list_sessions_page(app_name=APP, user_id="eve", page_token="~~")).sessions == []
+    assert [s.id for s in (await node.list_sessions_page(app_name=APP, user_id="eve", page_token="b")).sessions] == [
+        sid for sid in expected if quote(sid, safe="") > "b"
+    ]  # a token that is no session's id
+    for bad in (0, True, "3"):
+        with pytest.raises(InvalidArgumentError, match="page_size"):
+            await node.list_sessions_page(app_name=APP, user_id="eve", page_size=bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="page_token"):
+        await node.list_sessions_page(app_name=APP, user_id="eve", page_token="")
+
+
+async def test_a_page_reads_only_page_size_plus_one_listing_entries(mongo_uri: str) -> None:
+    from pymongo import AsyncMongoClient
+
+    from aimon_mongo.adk.sessions import MONGO_COLLECTIONS
+    from aimon_mongo.mongo import AsyncMongoSessionBackends
+    from aimon_mongo.mongo.command_log import CommandLog
+    from tests.fixtures.mongo import CLIENT_OPTIONS
+
+    log = CommandLog()
+    client: AsyncMongoClient[dict[str, Any]] = AsyncMongoClient(mongo_uri, event_listeners=[log], **CLIENT_OPTIONS)
+    database = f"t_{uuid.uuid4().hex[:16]}"
+    bundle = AsyncMongoSessionBackends(
+        client[database], "node-a", collection_names=MONGO_COLLECTIONS, ensure_schema=True
+    )
+    node = AimonSessionService(bundle)
+    try:
+        for i in range(30):
+            await node.create_session(app_name=APP, user_id="fay", session_id=f"s{i:02d}")
+        with log.recording() as seen:
+            page = await node.list_sessions_page(app_name=APP, user_id="fay", page_size=5, page_token="s10")
+        assert [s.id for s in page.sessions] == ["s11", "s12", "s13", "s14", "s15"] and page.next_page_token == "s15"
+        # one find of the listing index (6 entries: the page and one to tell whether more follow), one
+        # load_many of the 5 headers and the app and user state records (none stored)
+        assert seen.by_name() == {"find": 2}
+        assert seen.documents == 6 + 5
+    finally:
+        await client.drop_database(database)
+        await client.close()
 
 
 async def test_a_stale_copy_from_another_node_is_refused_with_adk_stale_session_error(open_sessions: Open) -> None:

@@ -139,6 +139,65 @@ async def test_get_many_reads_the_asked_segments_of_one_session_in_the_asked_ord
         await b.segments.get_many(session, "seg-0")
 
 
+PAGED_IDS = ["A", "Z", "_x", "a", "a%20b", "a%2Fb", "a-b", "a_b", "a~b", "b", "z", "~"]
+PAGED_IDS += ["\u00e9", "\u4e2d", "\U0001f600"]
+"""Segment ids in code-point order (= the byte order of their UTF-8): upper before lower case, ``%`` before
+``-`` before ``_`` before ``~``, non-ASCII last (``sorted`` on ``str`` is code-point order)."""
+
+
+async def test_list_page_pages_the_ids_in_code_point_order(cluster: Any) -> None:
+    a, b = await cluster.node("node-a"), await cluster.node("node-b")
+    session, other = new_id(), new_id()
+    assert sorted(PAGED_IDS) == PAGED_IDS
+    created = {seg: now_ms() - timedelta(seconds=i) for i, seg in enumerate(reversed(PAGED_IDS))}
+    for seg in PAGED_IDS[1::2][::-1] + PAGED_IDS[::2]:  # stored out of order
+        await a.segments.put(segment(session, seg).model_copy(update={"created_at": created[seg]}), 1)
+    for seg in ("0", "a%20a", "zz"):  # another session's ids, some between ours: never seen
+        await a.segments.put(segment(other, seg), 1)
+    assert {i.segment_id for i in await a.segments.list(session)} == set(PAGED_IDS)
+
+    first = await b.segments.list_page(session, None, 4)
+    assert [(i.segment_id, i.created_at) for i in first] == [(seg, created[seg]) for seg in PAGED_IDS[:4]]
+    walked: list[str] = []
+    after = None
+    for _ in range(len(PAGED_IDS)):
+        page = await b.segments.list_page(session, after, 4)
+        assert len(page) <= 4
+        walked += [i.segment_id for i in page]
+        if len(page) < 4:
+            break
+        after = page[-1].segment_id
+    assert walked == PAGED_IDS
+    assert [i.segment_id for i in await b.segments.list_page(session, None, 100)] == PAGED_IDS
+    assert [i.segment_id for i in await b.segments.list_page(session, "a", 3)] == ["a%20b", "a%2Fb", "a-b"]
+    # ``after`` need not be an id the session has
+    assert [i.segment_id for i in await b.segments.list_page(session, "a%21", 2)] == ["a%2Fb", "a-b"]
+    assert [i.segment_id for i in await b.segments.list_page(session, "B", 2)] == ["Z", "_x"]
+    assert [i.segment_id for i in await b.segments.list_page(session, "a~a", 1)] == ["a~b"]
+    assert [i.segment_id for i in await b.segments.list_page(session, "\u00ff", 5)] == ["\u4e2d", "\U0001f600"]
+    assert await b.segments.list_page(session, "\U0001f600", 5) == []
+    assert await b.segments.list_page(new_id(), None, 5) == []
+    assert [i.segment_id for i in await b.segments.list_page(other, None, 5)] == ["0", "a%20a", "zz"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        (("", None, 5), "session_id"),
+        ((None, None, 5), "session_id"),
+        (("s", "", 5), "after"),
+        (("s", 7, 5), "after"),
+        (("s", None, 0), "limit"),
+        (("s", None, True), "limit"),
+        (("s", None, "5"), "limit"),
+    ],
+)
+async def test_list_page_refuses_bad_arguments_naming_them(node: Any, arguments: tuple[Any, ...], named: str) -> None:
+    with pytest.raises(InvalidArgumentError, match=named) as info:
+        await node.segments.list_page(*arguments)
+    assert repr(arguments[("session_id", "after", "limit").index(named)]) in str(info.value)
+
+
 async def test_scan_sessions_pages_without_missing_any(node: Any) -> None:
     prefix = new_id("scan")
     old = [f"{prefix}-{i:02d}" for i in range(7)]

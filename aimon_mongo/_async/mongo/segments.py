@@ -39,6 +39,10 @@ from aimon_mongo.services.composed import located
 from aimon_mongo.services.failures import Failures
 from aimon_mongo.services.fencing import Stale
 
+WHOLE_BATCH = 1_000_000
+"""The ``batchSize`` of a read that wants every match in one reply (the server still stops a reply at 16 MiB;
+without it the first reply holds 101 documents and a ``getMore`` fetches the rest)."""
+
 
 @exported_from("aimon_mongo.mongo")
 class AsyncMongoSegmentDriver:
@@ -70,16 +74,32 @@ class AsyncMongoSegmentDriver:
         return await self._segments.find_one(_one(session_id, segment_id))
 
     async def get_many(self, session_id: str, segment_ids: Sequence[str]) -> list[dict[str, Any]]:
-        keys = [segment_key(session_id, segment_id) for segment_id in segment_ids]
-        return await self._segments.find({n.F_SESSION_ID: session_id, n.F_ID: {"$in": keys}}).to_list(None)
+        """Point reads on the ``_id`` index; the same ids as a ``segmentId`` ``$in`` too (the two are equal in
+        every document), which a server that cannot look compound ``_id`` values up in its index filters by
+        (the mongoeco stand-in: 68 ms instead of 900 ms for 20 of 3,000 segments)."""
+        ids = list(segment_ids)
+        keys = [segment_key(session_id, segment_id) for segment_id in ids]
+        query = {n.F_SESSION_ID: session_id, n.F_SEGMENT_ID: {"$in": ids}, n.F_ID: {"$in": keys}}
+        return await self._segments.find(query, batch_size=len(keys)).to_list(None)
 
     def decode(self, raw: dict[str, Any]) -> LogSegment:
         return segment_from_document(raw)
 
     async def infos(self, session_id: str) -> list[SegmentInfo]:
-        projection = {n.F_SEGMENT_ID: 1, n.F_CREATED_AT: 1}
-        docs = await self._segments.find({n.F_SESSION_ID: session_id}, projection=projection).to_list(None)
+        projection = {n.F_ID: 0, n.F_SEGMENT_ID: 1, n.F_CREATED_AT: 1}
+        found = self._segments.find({n.F_SESSION_ID: session_id}, projection=projection, batch_size=WHOLE_BATCH)
+        docs = await found.to_list(None)
         return [segment_info_from_document(doc) for doc in docs]
+
+    async def infos_page(self, session_id: str, after: str | None, limit: int) -> list[SegmentInfo]:
+        """A sorted, limited find on ``by_session``: strings compare by their UTF-8 bytes (code-point order),
+        ids are never empty (``""`` is below every one). The server reads the session's entries of
+        ``by_session`` and keeps the lowest ``limit`` ids (a top-k sort); only those are sent back."""
+        query = {n.F_SESSION_ID: session_id, n.F_SEGMENT_ID: {"$gt": after or ""}}
+        projection = {n.F_ID: 0, n.F_SEGMENT_ID: 1, n.F_CREATED_AT: 1}
+        found = self._segments.find(query, projection=projection, batch_size=limit).sort(n.F_SEGMENT_ID, 1)
+        found = found.limit(limit)
+        return [segment_info_from_document(doc) for doc in await found.to_list(limit)]
 
     async def delete(self, session_id: str, segment_id: str, token: int) -> Stale | None:
         if stale := await advance_fence(self._fences, session_id, token):

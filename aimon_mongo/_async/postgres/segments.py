@@ -38,6 +38,11 @@ _DELETE_ALL = fenced(
 _GET = f"SELECT {SEGMENT_COLUMNS} FROM {{segment}} WHERE session_id = %s AND segment_id = %s"
 _GET_MANY = f"SELECT {SEGMENT_COLUMNS} FROM {{segment}} WHERE session_id = %s AND segment_id = ANY(%s)"
 _LIST = "SELECT segment_id, created_at FROM {segment} WHERE session_id = %s"
+# Code point order (what every backend and the service sort by), whatever the database's collation.
+_PAGE = """
+SELECT segment_id, created_at FROM {segment} WHERE session_id = %s AND segment_id COLLATE "C" > %s
+ORDER BY segment_id COLLATE "C" LIMIT %s
+"""
 SCAN = (
     "SELECT DISTINCT session_id FROM {segment} WHERE created_at < %s AND session_id > %s ORDER BY session_id LIMIT %s"
 )
@@ -49,7 +54,7 @@ class AsyncPostgresSegmentDriver:
     """The segment primitives: one fenced statement per write, one plain statement per read."""
 
     def __init__(self, pool: AsyncPgPool, schema: str) -> None:
-        self._sql = AsyncFencedStatements(pool, schema, _PUT, _DELETE, _DELETE_ALL, _GET, _GET_MANY, _LIST, SCAN)
+        self._sql = AsyncFencedStatements(pool, schema, _PUT, _DELETE, _DELETE_ALL, _GET, _GET_MANY, _LIST, _PAGE, SCAN)
         self.failures: Failures = pool.failures
 
     def __repr__(self) -> str:
@@ -70,6 +75,10 @@ class AsyncPostgresSegmentDriver:
 
     async def infos(self, session_id: str) -> list[SegmentInfo]:
         rows = await self._sql.all(_LIST, session_id)
+        return [SegmentInfo(segment_id=row[0], created_at=row[1]) for row in rows]
+
+    async def infos_page(self, session_id: str, after: str | None, limit: int) -> list[SegmentInfo]:
+        rows = await self._sql.all(_PAGE, session_id, after or "", limit)  # ids are never empty
         return [SegmentInfo(segment_id=row[0], created_at=row[1]) for row in rows]
 
     async def delete(self, session_id: str, segment_id: str, token: int) -> Stale | None:

@@ -2,7 +2,9 @@
 
 Two hashes per session sharing the hash tag ``{s:<id>}``:
 ``<segments>:{s:<id>}:data`` maps segment id → segment JSON, ``…:created`` maps segment id → creation
-time (epoch millis). Writes are fenced like records (the write fence shares the same hash tag, so every
+time (epoch millis). Neither keeps the ids in order: a page of ids (``infos_page``) is cut on the server by a
+script reading the created hash's field names, so only the page crosses the wire, at a server cost growing
+with the session's segment count. Writes are fenced like records (the write fence shares the same hash tag, so every
 segment script touches one cluster slot). ``put`` never overwrites: a duplicate id is refused.
 """
 
@@ -64,6 +66,15 @@ class AsyncRedisSegmentDriver:
         return [
             SegmentInfo(segment_id=seg_id, created_at=from_epoch_millis(int(millis)))
             for seg_id, millis in pairs(reply or {}).items()
+        ]
+
+    async def infos_page(self, session_id: str, after: str | None, limit: int) -> list[SegmentInfo]:
+        """The script ``segment_page``: the created hash keeps no order, so the server reads its field names
+        and sends back only the page (no ordered structure is stored beside it)."""
+        reply = await self._io.script("segment_page", [self._keys.segment_created(session_id)], [after or "", limit])
+        return [
+            SegmentInfo(segment_id=seg_id, created_at=from_epoch_millis(int(millis)))
+            for seg_id, millis in pairs(reply or []).items()
         ]
 
     async def delete(self, session_id: str, segment_id: str, token: int) -> Stale | None:

@@ -46,6 +46,9 @@ class MemorySegmentDriver:
     def infos(self, session_id: str) -> list[SegmentInfo]:
         return self._table.read(lambda: self._table.segment_infos(session_id))
 
+    def infos_page(self, session_id: str, after: str | None, limit: int) -> list[SegmentInfo]:
+        return self._table.read(lambda: self._table.segment_infos_page(session_id, after, limit))
+
     def delete(self, session_id: str, segment_id: str, token: int) -> Stale | None:
         return self._table.fenced(session_id, token, lambda: self._table.remove_segment(session_id, segment_id))
 

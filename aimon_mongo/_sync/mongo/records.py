@@ -124,9 +124,10 @@ class MongoRecordDriver:
         return self._records.find_one({n.F_ID: session_id})
 
     def load_many(self, session_ids: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
-        # $in on the shard key: a sharded cluster asks only the shards that own these ids; bounded by their count
+        # $in on the shard key: a sharded cluster asks only the shards that own these ids; bounded by their count,
+        # all in the first reply (the default first batch is 101 documents, then a getMore)
         ids = list(session_ids)
-        docs = self._records.find({n.F_ID: {"$in": ids}}, limit=len(ids)).to_list(None)
+        docs = self._records.find({n.F_ID: {"$in": ids}}, limit=len(ids), batch_size=len(ids)).to_list(None)
         return [(str(doc[n.F_ID]), doc) for doc in docs]
 
     def decode(self, raw: dict[str, Any], session_id: str) -> SessionRecord:

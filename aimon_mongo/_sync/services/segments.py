@@ -55,6 +55,11 @@ class SegmentDriver(Protocol[Raw]):
         """Id and creation time of each of the session's segments, in any order."""
         ...
 
+    def infos_page(self, session_id: str, after: str | None, limit: int) -> list[SegmentInfo]:
+        """Id and creation time of the session's first ``limit`` segments whose id is above ``after`` (every
+        id when ``None``) in code-point order of the id, in any order; one request."""
+        ...
+
     def delete(self, session_id: str, segment_id: str, token: int) -> Stale | None:
         """Remove one segment, if it exists."""
         ...
@@ -146,6 +151,18 @@ class SegmentStore(Generic[Raw]):
         if page is None:
             raise InvalidArgumentError(f"cursor {cursor!r} was not returned by scan_sessions")
         return page
+
+    def list_page(self, session_id: str, after: str | None, limit: int) -> list[SegmentInfo]:
+        """Ids and creation times of the session's segments whose id is above ``after`` (from the first when
+        ``None``; ``after`` need not be an id the session has), in code-point order of the id (the byte order
+        of its UTF-8), at most ``limit``: one request to the store, only that page returned. The next page
+        starts after the last id of this one; a page shorter than ``limit`` is the last."""
+        sid = require_id(session_id, "session_id")
+        cursor = optional_id(after, "after")
+        size = require_limit(limit)
+        with self._failures(f"page of segments of session {sid!r}"):
+            infos = self._driver.infos_page(sid, cursor, size)
+        return sorted(infos, key=lambda info: info.segment_id)[:size]
 
     def list(self, session_id: str) -> list[SegmentInfo]:
         """Ids and creation times of the session's segments, oldest first (ties by id)."""
