@@ -139,7 +139,7 @@ async def test_get_many_reads_the_asked_segments_of_one_session_in_the_asked_ord
         await b.segments.get_many(session, "seg-0")
 
 
-PAGED_IDS = ["A", "Z", "_x", "a", "a%20b", "a%2Fb", "a-b", "a_b", "a~b", "b", "z", "~"]
+PAGED_IDS = ["A", "Z", "_x", "a", "a%20b", "a%2Fb", "a-b", "a_b", "abcd", "abcdA", "abcde", "a~b", "b", "z", "~"]
 PAGED_IDS += ["\u00e9", "\u4e2d", "\U0001f600"]
 """Segment ids in code-point order (= the byte order of their UTF-8): upper before lower case, ``%`` before
 ``-`` before ``_`` before ``~``, non-ASCII last (``sorted`` on ``str`` is code-point order)."""
