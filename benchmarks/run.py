@@ -4,6 +4,8 @@
     python benchmarks/run.py --repeats 5     # the same rounds for every case (default: each script's own)
     python benchmarks/run.py --render        # run nothing: the page again from benchmarks/results.json and
                                              # the current benchmarks/prose.md
+    python benchmarks/run.py --only vfs --merge   # re-run some benchmarks into the saved page (their rows
+                                             # replaced, the re-run's date and load named on the page)
     python benchmarks/run.py --smoke         # tiny sizes, not timed: every benchmark runs and reports every
                                              # case (part of ./dev test); writes nothing unless --output
 
@@ -143,6 +145,36 @@ def measure(names: Sequence[str], smoke: bool, repeats: int | None) -> Run:
     )
 
 
+RERUNS = "Re-run after the whole run"
+"""The environment entry naming each benchmark re-run into the page by ``--merge``: when, and under what load."""
+
+
+def merged(saved: Run, rerun: Run, names: Sequence[str]) -> Run:
+    """``saved`` with the rows, rounds, round trips and environment of the benchmarks ``names`` taken from
+    ``rerun`` (the rest kept), and the re-run named in :data:`RERUNS` (one line per benchmark, the newest kept)."""
+    titles = {importlib.import_module(name).TITLE for name in names}
+    earlier = dict(line.split(": ", 1) for line in saved.environment.get(RERUNS, "").split("; ") if ": " in line)
+    earlier |= {title: f"{rerun.date}, load average {rerun.load}" for title in sorted(titles)}
+    order = list(dict.fromkeys(r.benchmark for r in [*saved.results, *rerun.results]))
+    kept = [r for r in saved.results if r.benchmark not in titles]
+    results = sorted([*kept, *rerun.results], key=lambda r: order.index(r.benchmark))  # stable: cases keep order
+    return Run(
+        results,
+        machine=saved.machine,
+        date=saved.date,
+        load=saved.load,
+        versions=rerun.versions,
+        environment={
+            **saved.environment,
+            **rerun.environment,
+            RERUNS: "; ".join(f"{t}: {w}" for t, w in earlier.items()),
+        },
+        rounds={**saved.rounds, **rerun.rounds},
+        duration=saved.duration,
+        round_trips={**saved.round_trips, **rerun.round_trips},
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, not timed; writes nothing by default")
@@ -157,15 +189,21 @@ def main() -> int:
     parser.add_argument("--only", nargs="+", choices=BENCHMARKS, default=BENCHMARKS, help="run only these")
     parser.add_argument("--render", action="store_true", help="run nothing: write the page again from the "
                         "saved results and the current benchmarks/prose.md")  # fmt: skip
+    parser.add_argument("--merge", action="store_true", help="with --only: put these benchmarks' new rows in "
+                        "place of their saved ones and write the whole page, the re-run named on it")  # fmt: skip
     args = parser.parse_args()
     output = args.output or (None if args.smoke else DOC)
-    if output == DOC and tuple(args.only) != BENCHMARKS:
-        parser.error("--only writes a partial page: give --output a path outside docs/")
+    if args.merge and (args.smoke or args.render or tuple(args.only) == BENCHMARKS):
+        parser.error("--merge re-runs some benchmarks (--only) into the saved page: not with --smoke or --render")
+    if output == DOC and tuple(args.only) != BENCHMARKS and not args.merge:
+        parser.error("--only writes a partial page: give --output a path outside docs/, or --merge")
     saved = RESULTS if output in (None, DOC) else output.with_suffix(".json")
     if args.render:
         run = Run.from_json(json.loads(saved.read_text(encoding="utf-8")))
     else:
         run = measure(args.only, args.smoke, args.repeats)
+    if args.merge:
+        run = merged(Run.from_json(json.loads(saved.read_text(encoding="utf-8"))), run, args.only)
     text = page(run, PROSE.read_text(encoding="utf-8"))  # built in a smoke run too: the page is exercised
     if output is None:
         print(table(run.results))

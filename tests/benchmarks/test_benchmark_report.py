@@ -140,3 +140,29 @@ def test_committed_page_is_what_run_py_renders_from_the_committed_results_and_pr
     assert DOC.read_text(encoding="utf-8") == page(run, PROSE.read_text(encoding="utf-8")), (
         "docs/benchmarks.md is stale: run `python benchmarks/run.py --render`"
     )
+
+
+def test_a_merged_rerun_replaces_its_benchmarks_rows_in_place_and_names_itself() -> None:
+    from run import RERUNS, merged
+
+    def run(results: list[Result], date: str, environment: dict[str, str]) -> Run:
+        trips = {r.benchmark: {"op": 1} for r in results}
+        load = "1.0 / 1.0 / 1.0 (1 / 5 / 15 min) at the start"
+        return Run(results, "m", date, load, {"v": "1"}, environment, {r.benchmark: 3 for r in results}, "9 min", trips)
+
+    codec, vfs, snaps = (Result(b, "c", "ops/s", (1.0,), (1.0,)) for b in ("codec", "VFS", "snapshots"))
+    saved = run([codec, vfs, snaps], "2026-12-01 10:00 UTC", {"VFS server": "old", "codec": "kept"})
+    again = Result("VFS", "c", "ops/s", (2.0,), (1.0,))
+    new = merged(saved, run([again], "2026-12-03 12:00 UTC", {"VFS server": "new"}), ["vfs"])
+    assert [(r.benchmark, r.ours) for r in new.results] == [("codec", (1.0,)), ("VFS", (2.0,)), ("snapshots", (1.0,))]
+    assert new.date == "2026-12-01 10:00 UTC" and new.duration == "9 min"
+    assert new.environment["VFS server"] == "new" and new.environment["codec"] == "kept"
+    assert (
+        new.environment[RERUNS]
+        == "VFS: 2026-12-03 12:00 UTC, load average 1.0 / 1.0 / 1.0 (1 / 5 / 15 min) at the start"
+    )
+    later = merged(new, run([codec], "2026-12-04 08:00 UTC", {}), ["codec"])
+    assert later.environment[RERUNS].split("; ") == [
+        "VFS: 2026-12-03 12:00 UTC, load average 1.0 / 1.0 / 1.0 (1 / 5 / 15 min) at the start",
+        "codec: 2026-12-04 08:00 UTC, load average 1.0 / 1.0 / 1.0 (1 / 5 / 15 min) at the start",
+    ]
