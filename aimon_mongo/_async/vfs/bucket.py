@@ -220,9 +220,8 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         """Keep the revision last read or written under its name: a conditional write on its etag takes it
         as the base without looking the file up again (:class:`_Condition` ``hinted``)."""
         known = self._known
-        known.pop(revision.filename, None)
         if len(known) >= _KNOWN_REVISIONS:
-            del known[next(iter(known))]
+            known.clear()  # only hints: forgetting them costs a lookup each (no iteration: threads share it)
         known[revision.filename] = revision
 
     def _guard(self, action: str, path: str | None) -> AbstractContextManager[None]:
