@@ -59,6 +59,7 @@ from aimon_mongo.vfs.paths import (
 )
 from aimon_mongo.vfs.records import (
     TICK,
+    KnownRevisions,
     Revision,
     directory_info,
     file_info,
@@ -71,8 +72,6 @@ from aimon_mongo.vfs.records import (
 log = logging.getLogger(__name__)
 
 _READ_ATTEMPTS = 3
-_KNOWN_REVISIONS = 1024
-"""How many names' last read or written revision a filesystem remembers (for conditional writes)."""
 
 Guard = Callable[[str, str | None], AbstractContextManager[None]]
 
@@ -191,11 +190,11 @@ class _BucketWriter(AsyncWriterBase):
         if self._condition is None:
             revision = await self.commit()
             await self._fs._supersede(self._path, revision, self.predecessors)
-            self._fs._remember(revision)
+            self._fs._known.remember(revision)
             return file_info(revision)
         revision, superseded = await self._commit_if(self._condition)
         await self._fs._retire(self._path, [old.id for old in superseded])
-        self._fs._remember(revision)
+        self._fs._known.remember(revision)
         return file_info(revision)
 
     async def _discard(self) -> None:
@@ -214,15 +213,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         super().__init__(max_file_size)
         self._store = store
         self._schema_ready = False
-        self._known: dict[str, Revision] = {}
-
-    def _remember(self, revision: Revision) -> None:
-        """Keep the revision last read or written under its name: a conditional write on its etag takes it
-        as the base without looking the file up again (:class:`_Condition` ``hinted``)."""
-        known = self._known
-        if len(known) >= _KNOWN_REVISIONS:
-            known.clear()  # only hints: forgetting them costs a lookup each (no iteration: threads share it)
-        known[revision.filename] = revision
+        self._known = KnownRevisions()
 
     def _guard(self, action: str, path: str | None) -> AbstractContextManager[None]:
         return backend_errors(self._store.store_errors, action, path, self.backend_type, self._store.unavailable_errors)
@@ -458,7 +449,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
                     raise InvalidPathError(p, IS_A_DIRECTORY)
                 raise VfsFileNotFoundError(p, self.backend_type)
             revision, download = opened
-        self._remember(revision)
+        self._known.remember(revision)
         return _BucketReader(download, p, self._guard, revision.etag)
 
     async def read(self, path: str) -> bytes:
@@ -487,8 +478,8 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         await self._ensure_schema()
         if if_revision is not None and not append:
             # The named revision exists as a file, so the path is no directory and no parent is a file.
-            known = self._known.get(name)
-            if known is not None and known.etag == if_revision:
+            known = self._known.get(name, if_revision)
+            if known is not None:
                 required = _Condition(known, if_revision, hinted=True)  # checked at commit (claim + newest)
             else:
                 current = await self._store.newest(name)
