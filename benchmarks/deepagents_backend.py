@@ -21,7 +21,8 @@ call** and **bytes on the wire** (``CommandLog``: commands, BSON sent + received
 untimed pass of the whole workload on each side before the timed rounds), and **client CPU per call**
 (``time.process_time`` of this process in the timed rounds; the server is another process). Targets: no
 more round trips and no more client CPU per call than ``StoreBackend`` for every step, and for ``grep``
-no more bytes received. The wall-clock rows stay beside them.
+no more bytes received. The wall-clock rows stay beside them. Write and edit are also set against raw
+``GridFSBucket`` doing the same replacement (:class:`RawGridFS`): round trips and client CPU per call.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ WIRE_CASES = tuple(f"per call, {step}: round trips vs StoreBackend" for step in 
 CPU_CASES = tuple(f"per call, {step}: client CPU vs StoreBackend" for step in STEPS)
 GREP_BYTES_CASE = "per call, grep: bytes received vs StoreBackend"
 FLOOR_CASES = tuple(f"per call, {step}: round trips vs raw GridFSBucket" for step in ("write", "edit"))
+RAW_CPU_CASES = tuple(f"per call, {step}: client CPU vs raw GridFSBucket" for step in ("write", "edit"))
 FLOOR_FILES = 20
 """Files of the raw GridFS count (a count per call does not depend on how many files there are)."""
 CASES = (
@@ -64,6 +66,7 @@ CASES = (
     GREP_BYTES_CASE,
     *CPU_CASES,
     *FLOOR_CASES,
+    *RAW_CPU_CASES,
     "large file: upload + download round trip vs raw GridFSBucket",
 )
 STORE_PAGE = 100_000
@@ -200,7 +203,8 @@ def bench_small(
         results.append(Result.timed(TITLE, CASES[index], steps[f"ours {name}"], steps[f"theirs {name}"], unit=unit,
                                     note=f"one {name} over all {count:,} files" if name in ("grep", "glob")
                                     else f"{count:,} calls of {name}, timed inside the workload rounds"))  # fmt: skip
-    return results + stated(ours, theirs, wire, steps) + floor(client, log, wire["ours"], count)
+    return (results + stated(ours, theirs, wire, steps) + floor(client, log, wire["ours"], count)
+            + raw_cpu(client, steps, count, repeats))  # fmt: skip
 
 
 class RawGridFS:
@@ -244,6 +248,44 @@ def floor(client: MongoClient[Any], log: CommandLog, ours: dict[str, Recording],
         results.append(Result(TITLE, case, "round trips", (ours[step].round_trips / count,),
                               (seen.round_trips / FLOOR_FILES,), target=1.0, higher_is_better=False,
                               note=note))  # fmt: skip
+    return results
+
+
+def raw_cpu(client: MongoClient[Any], steps: dict[str, list[Sample]], count: int, repeats: int) -> list[Result]:
+    """Client CPU per write and edit of raw GridFS (:class:`RawGridFS`, the same ``count`` files of the same
+    size, ``repeats`` rounds) against ours' from the timed workload rounds (``steps``)."""
+    raw = RawGridFS(client)
+    names = paths(count)
+    state = {"old": "alpha"}
+
+    def write() -> float:
+        for i, path in enumerate(names):
+            raw.write(path, content(i, 4096).replace("alpha", state["old"]))
+        return float(count)
+
+    def edit() -> float:
+        new = "omega" if state["old"] == "alpha" else "alpha"
+        for path in names:
+            raw.edit(path, f"state: {state['old']}", f"state: {new}")
+        state["old"] = new
+        return float(count)
+
+    write()  # untimed: the files exist before the first round, as on the workload's side
+    cost: dict[str, list[float]] = {"write": [], "edit": []}
+    for _ in range(repeats):
+        for step, action in (("write", write), ("edit", edit)):
+            cpu = time.process_time()
+            calls_made = action()
+            cost[step].append((time.process_time() - cpu) / calls_made * 1e6)
+    results = []
+    for case, step in zip(RAW_CPU_CASES, ("write", "edit"), strict=True):
+        mine = tuple(sample.cpu / count * 1e6 for sample in steps[f"ours {step}"])
+        note = (
+            f"process CPU of the client per call: ours from the timed workload rounds, raw GridFSBucket over "
+            f"the same {count:,} files in {repeats} rounds (it checks no parents and loses concurrent edits)"
+        )
+        results.append(Result(TITLE, case, "µs CPU/call", mine, tuple(cost[step]), target=1.0,
+                              higher_is_better=False, note=note))  # fmt: skip
     return results
 
 

@@ -156,3 +156,25 @@ def predecessor_key(base: Revision | None, name: str) -> str:
 def with_predecessor(metadata: Mapping[str, Any], key: str) -> dict[str, Any]:
     """The metadata of a conditionally written revision (the predecessor key added)."""
     return {**metadata, VFS_META_PREDECESSOR: key}
+
+
+class KnownRevisions:
+    """The revision last read or written under each name, kept by a bucket filesystem as a hint: a conditional
+    write on that revision's etag takes it as its base without looking the file up again (the commit checks
+    it). At most ``limit`` names; when full it starts over (no iteration: threads of a sync filesystem share it).
+    """
+
+    def __init__(self, limit: int = 1024) -> None:
+        self._limit = limit
+        self._by_name: dict[str, Revision] = {}
+
+    def remember(self, revision: Revision) -> None:
+        """Keep ``revision`` as its name's latest known one."""
+        if len(self._by_name) >= self._limit:
+            self._by_name.clear()
+        self._by_name[revision.filename] = revision
+
+    def get(self, name: str, etag: str) -> Revision | None:
+        """The remembered revision of ``name`` if its etag is ``etag``."""
+        known = self._by_name.get(name)
+        return known if known is not None and known.etag == etag else None

@@ -16,7 +16,7 @@ from pymongo import AsyncMongoClient, MongoClient
 from pymongo.errors import InvalidOperation
 from pymongo.synchronous.database import Database
 
-from aimon_mongo.errors import BackendConnectionError, FileReplacedError
+from aimon_mongo.errors import BackendConnectionError, FileReplacedError, RevisionMismatchError
 from aimon_mongo.mongo.command_log import CommandLog
 from aimon_mongo.vfs import AsyncGridFSFileSystem, GridFSFileSystem
 from tests.fixtures.mongo import CLIENT_OPTIONS
@@ -86,6 +86,47 @@ async def test_overwrite_uploads_then_retires(gfs: Any, mongo_db: Database[Any])
     assert mongo_db["fs.chunks"].count_documents({"files_id": first["_id"]}) == 0
     assert await gfs.read("f.bin") == b"2" * 100
     assert (await gfs.fsck()).clean
+
+
+async def test_a_conditional_write_on_a_remembered_revision_is_checked_at_commit(
+    gfs: Any, mongo_client: MongoClient[Any], mongo_db: Database[Any]
+) -> None:
+    """A conditional write takes the revision this filesystem last read or wrote as its base without looking
+    it up again; another writer's revision refuses it at commit, one with the same content does not."""
+    with GridFSFileSystem(mongo_client, mongo_db.name, chunk_size=64) as other:
+        first = await gfs.write("e.txt", b"v1" * 50)
+        other.write("e.txt", b"v1" * 50)  # a new revision, the same etag: the condition still holds
+        second = await gfs.write("e.txt", b"v2" * 50, if_revision=first.etag)
+        assert await gfs.read("e.txt") == b"v2" * 50
+        third = other.write("e.txt", b"v3" * 50)
+        with pytest.raises(RevisionMismatchError) as caught:
+            await gfs.write("e.txt", b"v4" * 50, if_revision=second.etag)
+        assert caught.value.actual == third.etag
+        assert await gfs.read("e.txt") == b"v3" * 50
+        assert mongo_db["fs.files"].count_documents({"filename": "e.txt"}) == 1
+        assert mongo_db["fs.chunks"].count_documents({}) == 2  # v3's two chunks: the refused upload left none
+        assert (await gfs.fsck()).clean
+
+
+def test_write_and_edit_send_only_the_commands_their_storage_needs(mongo_uri: str, mongo_db_name: str) -> None:
+    """A deepagents write: the path check, the chunks, the files document, the older revisions and their
+    chunks retired. An edit: the read (its one chunk along), the chunks, the claim, the check that nothing
+    newer came, the publication, the retirement; no second lookup of the revision read."""
+    from aimon_mongo.deepagents import AimonBackend
+
+    log = CommandLog()
+    with MongoClient(mongo_uri, event_listeners=[log], **CLIENT_OPTIONS) as client:
+        with GridFSFileSystem(client, mongo_db_name) as fs:
+            backend = AimonBackend(fs, root="w")
+            assert backend.write("/d/a.txt", "state: alpha\n").error is None
+            with log.recording() as wrote:
+                assert backend.write("/d/a.txt", "state: alpha\n").error is None
+            with log.recording() as edited:
+                assert backend.edit("/d/a.txt", "alpha", "omega").occurrences == 1
+            assert backend.read("/d/a.txt").file_data["content"] == "state: omega\n"
+        client.drop_database(mongo_db_name)
+    assert [c.name for c in wrote.commands] == ["aggregate", "insert", "insert", "delete", "delete"]
+    assert [c.name for c in edited.commands] == ["aggregate", "insert", "insert", "find", "update", "delete", "delete"]
 
 
 async def test_a_refused_upload_leaves_no_chunks(mongo_client: MongoClient[Any], mongo_db: Database[Any]) -> None:

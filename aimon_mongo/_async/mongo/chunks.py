@@ -72,7 +72,10 @@ class AsyncChunkWriter:
     async def _flush(self) -> None:
         if self._queued:
             self._sent = True
-            await self._chunks.insert_many(self._queued)
+            if len(self._queued) == 1:  # the same insert command, without the driver's bulk machinery
+                await self._chunks.insert_one(self._queued[0])
+            else:
+                await self._chunks.insert_many(self._queued)
             self._queued = []
             self._queued_bytes = 0
 

@@ -59,6 +59,7 @@ from aimon_mongo.vfs.paths import (
 )
 from aimon_mongo.vfs.records import (
     TICK,
+    KnownRevisions,
     Revision,
     directory_info,
     file_info,
@@ -116,6 +117,9 @@ class _Condition:
 
     base: Revision | None
     expected: str | None
+    hinted: bool = False
+    """``base`` is the revision this filesystem last read or wrote with the expected etag, not looked up at
+    open: if another revision with that etag is newest at commit, the commit is retried on it."""
 
 
 class _BucketWriter(AsyncWriterBase):
@@ -164,6 +168,17 @@ class _BucketWriter(AsyncWriterBase):
                 outcome = await self._upload.commit_if(metadata, condition.base)
                 if outcome is None:
                     current = await self._fs._store.newest(self._path)
+                    if (
+                        condition.hinted
+                        and current is not None
+                        and current.etag == condition.expected
+                        and (condition.base is None or current.id != condition.base.id)
+                    ):  # the remembered base was replaced by the same content: the condition still holds
+                        outcome = await self._upload.commit_if(metadata, current)
+                        if outcome is None:
+                            current = await self._fs._store.newest(self._path)
+                if outcome is None:
+                    await self._discard()
         except BaseException:
             await self._discard()
             raise
@@ -175,9 +190,11 @@ class _BucketWriter(AsyncWriterBase):
         if self._condition is None:
             revision = await self.commit()
             await self._fs._supersede(self._path, revision, self.predecessors)
+            self._fs._known.remember(revision)
             return file_info(revision)
         revision, superseded = await self._commit_if(self._condition)
         await self._fs._retire(self._path, [old.id for old in superseded])
+        self._fs._known.remember(revision)
         return file_info(revision)
 
     async def _discard(self) -> None:
@@ -196,6 +213,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         super().__init__(max_file_size)
         self._store = store
         self._schema_ready = False
+        self._known = KnownRevisions()
 
     def _guard(self, action: str, path: str | None) -> AbstractContextManager[None]:
         return backend_errors(self._store.store_errors, action, path, self.backend_type, self._store.unavailable_errors)
@@ -431,6 +449,7 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
                     raise InvalidPathError(p, IS_A_DIRECTORY)
                 raise VfsFileNotFoundError(p, self.backend_type)
             revision, download = opened
+        self._known.remember(revision)
         return _BucketReader(download, p, self._guard, revision.etag)
 
     async def read(self, path: str) -> bytes:
@@ -459,12 +478,17 @@ class AsyncBucketFileSystem(AsyncFileSystemBase):
         await self._ensure_schema()
         if if_revision is not None and not append:
             # The named revision exists as a file, so the path is no directory and no parent is a file.
-            current = await self._store.newest(name)
-            if current is None or current.etag != if_revision:
-                raise RevisionMismatchError(name, if_revision, current.etag if current else None)
+            known = self._known.get(name, if_revision)
+            if known is not None:
+                required = _Condition(known, if_revision, hinted=True)  # checked at commit (claim + newest)
+            else:
+                current = await self._store.newest(name)
+                if current is None or current.etag != if_revision:
+                    raise RevisionMismatchError(name, if_revision, current.etag if current else None)
+                required = _Condition(current, current.etag)
             metadata = file_metadata(name, datetime.now(UTC), copied_from, attributes)
             upload = await self._store.open_upload(name, metadata)
-            return _BucketWriter(self, name, upload, metadata, set(), _Condition(current, current.etag))
+            return _BucketWriter(self, name, upload, metadata, set(), required)
         parents = ancestors(name)
         check = await self._store.write_check(name, parents)
         stored = check.stored

@@ -178,15 +178,14 @@ class _GridUpload:
         stored = with_predecessor(metadata, predecessor_key(base, self._name))
         hidden = EPOCH if base is None else as_utc(base.upload_date) - TICK
         if not await self._store.claim(self._chunks.files_document(self._name, stored, hidden), base):
-            await self.abort()
-            return None
+            return None  # the chunks stay for another attempt or the caller's abort
         others = [r for r in await self._store.revisions(self._name) if r.id != self._id]
         won = (not others) if base is None else bool(others) and others[0].id == base.id
         if won:
             stamp = max(_now(), as_utc(others[0].upload_date) + TICK) if others else _now()
             if await self._store.publish(self._id, hidden, stamp):
                 return self._made(stored, stamp), others
-        await self._store.delete_ids([self._id])
+        await self._store.files.delete_one({"_id": self._id})  # the claim only: the chunks stay (see above)
         return None
 
     async def abort(self) -> None:

@@ -73,7 +73,10 @@ class ChunkWriter:
     def _flush(self) -> None:
         if self._queued:
             self._sent = True
-            self._chunks.insert_many(self._queued)
+            if len(self._queued) == 1:  # the same insert command, without the driver's bulk machinery
+                self._chunks.insert_one(self._queued[0])
+            else:
+                self._chunks.insert_many(self._queued)
             self._queued = []
             self._queued_bytes = 0
 

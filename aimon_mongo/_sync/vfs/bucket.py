@@ -60,6 +60,7 @@ from aimon_mongo.vfs.paths import (
 )
 from aimon_mongo.vfs.records import (
     TICK,
+    KnownRevisions,
     Revision,
     directory_info,
     file_info,
@@ -117,6 +118,9 @@ class _Condition:
 
     base: Revision | None
     expected: str | None
+    hinted: bool = False
+    """``base`` is the revision this filesystem last read or wrote with the expected etag, not looked up at
+    open: if another revision with that etag is newest at commit, the commit is retried on it."""
 
 
 class _BucketWriter(WriterBase):
@@ -165,6 +169,17 @@ class _BucketWriter(WriterBase):
                 outcome = self._upload.commit_if(metadata, condition.base)
                 if outcome is None:
                     current = self._fs._store.newest(self._path)
+                    if (
+                        condition.hinted
+                        and current is not None
+                        and current.etag == condition.expected
+                        and (condition.base is None or current.id != condition.base.id)
+                    ):  # the remembered base was replaced by the same content: the condition still holds
+                        outcome = self._upload.commit_if(metadata, current)
+                        if outcome is None:
+                            current = self._fs._store.newest(self._path)
+                if outcome is None:
+                    self._discard()
         except BaseException:
             self._discard()
             raise
@@ -176,9 +191,11 @@ class _BucketWriter(WriterBase):
         if self._condition is None:
             revision = self.commit()
             self._fs._supersede(self._path, revision, self.predecessors)
+            self._fs._known.remember(revision)
             return file_info(revision)
         revision, superseded = self._commit_if(self._condition)
         self._fs._retire(self._path, [old.id for old in superseded])
+        self._fs._known.remember(revision)
         return file_info(revision)
 
     def _discard(self) -> None:
@@ -197,6 +214,7 @@ class BucketFileSystem(FileSystemBase):
         super().__init__(max_file_size)
         self._store = store
         self._schema_ready = False
+        self._known = KnownRevisions()
 
     def _guard(self, action: str, path: str | None) -> AbstractContextManager[None]:
         return backend_errors(self._store.store_errors, action, path, self.backend_type, self._store.unavailable_errors)
@@ -432,6 +450,7 @@ class BucketFileSystem(FileSystemBase):
                     raise InvalidPathError(p, IS_A_DIRECTORY)
                 raise VfsFileNotFoundError(p, self.backend_type)
             revision, download = opened
+        self._known.remember(revision)
         return _BucketReader(download, p, self._guard, revision.etag)
 
     def read(self, path: str) -> bytes:
@@ -460,12 +479,17 @@ class BucketFileSystem(FileSystemBase):
         self._ensure_schema()
         if if_revision is not None and not append:
             # The named revision exists as a file, so the path is no directory and no parent is a file.
-            current = self._store.newest(name)
-            if current is None or current.etag != if_revision:
-                raise RevisionMismatchError(name, if_revision, current.etag if current else None)
+            known = self._known.get(name, if_revision)
+            if known is not None:
+                required = _Condition(known, if_revision, hinted=True)  # checked at commit (claim + newest)
+            else:
+                current = self._store.newest(name)
+                if current is None or current.etag != if_revision:
+                    raise RevisionMismatchError(name, if_revision, current.etag if current else None)
+                required = _Condition(current, current.etag)
             metadata = file_metadata(name, datetime.now(UTC), copied_from, attributes)
             upload = self._store.open_upload(name, metadata)
-            return _BucketWriter(self, name, upload, metadata, set(), _Condition(current, current.etag))
+            return _BucketWriter(self, name, upload, metadata, set(), required)
         parents = ancestors(name)
         check = self._store.write_check(name, parents)
         stored = check.stored

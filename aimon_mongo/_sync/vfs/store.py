@@ -38,7 +38,8 @@ class Upload(Protocol):
         has no revision), atomically with respect to every other conditional commit.
 
         Returns the new revision and the other revisions seen at commit (all older now), or ``None`` when
-        the condition failed; then nothing of this upload remains stored.
+        the condition failed; then no revision of this upload is stored, but its content is kept: commit again
+        (with another ``base``) or :meth:`abort`.
         """
         ...
 
