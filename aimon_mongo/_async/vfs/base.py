@@ -345,31 +345,29 @@ class AsyncFileSystemBase(ABC):
             await walker.aclose()
         return found
 
-    def _candidates(self, root: str, pattern: CompiledGlob | None) -> AsyncGenerator[tuple[FileInfo, Any], None]:
-        """Files under the directory ``root`` a glob can match, with a backend reference (for batched reads).
+    async def _candidates(self, root: str, pattern: CompiledGlob | None) -> AsyncGenerator[tuple[FileInfo, Any], None]:
+        """The files under the directory ``root`` that ``pattern`` matches (every file without one), each with
+        a backend reference (for batched reads).
 
         The default walks the whole subtree; a store with an ordered name index narrows it to the pattern's
         literal prefix.
         """
-        return self._walk_refs(root)
-
-    async def _walk_refs(self, root: str) -> AsyncGenerator[tuple[FileInfo, Any], None]:
+        prefix = dir_prefix(root)
         walker = self.walk(root)
         try:
             async for info in walker:
-                yield info, None
+                if pattern is None or pattern.matches(info.path[len(prefix) :]):
+                    yield info, None
         finally:
             await walker.aclose()
 
     async def _targets(self, path: str, pattern: CompiledGlob | None) -> list[tuple[FileInfo, Any]]:
         """The files a glob or grep looks at: ``path`` itself when it is a file, else the matching files under it."""
-        prefix = dir_prefix(path)
         found: list[tuple[FileInfo, Any]] = []
         candidates = self._candidates(path, pattern)
         try:
-            async for info, ref in candidates:
-                if pattern is None or pattern.matches(info.path[len(prefix) :]):
-                    found.append((info, ref))
+            async for item in candidates:
+                found.append(item)
         except InvalidPathError as exc:
             if exc.reason != NOT_A_DIRECTORY or path.endswith("/"):
                 raise
