@@ -19,10 +19,11 @@ On the stand-in the server's own cost decides the wall clock (issue 31), so each
 what our code decides, against ``StoreBackend`` on the same server in the same run: **round trips per
 call** and **bytes on the wire** (``CommandLog``: commands, BSON sent + received, documents returned; one
 untimed pass of the whole workload on each side before the timed rounds), and **client CPU per call**
-(``time.process_time`` of this process in the timed rounds; the server is another process). Targets: no
-more round trips and no more client CPU per call than ``StoreBackend`` for every step, and for ``grep``
-no more bytes received. The wall-clock rows stay beside them. Write and edit are also set against raw
-``GridFSBucket`` doing the same replacement (:class:`RawGridFS`): round trips and client CPU per call.
+(``time.process_time`` of this process, the server being another; after the timed rounds, the two sides
+taking turns call by call, :func:`turns`). Targets: no more round trips and no more client CPU per call
+than ``StoreBackend`` for every step, and for ``grep`` no more bytes received. The wall-clock rows stay
+beside them. Write, read and edit are also set against raw ``GridFSBucket`` doing the same storage work
+(:class:`RawGridFS`): round trips and client CPU per call, the floor of the GridFS format in any driver.
 """
 
 from __future__ import annotations
