@@ -43,6 +43,7 @@ from aimon_mongo.errors import (
     RevisionMismatchError,
     VfsFileNotFoundError,
 )
+from aimon_mongo.hints import Hints
 from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.mongo.clients import display_uri
 
@@ -70,7 +71,7 @@ _GLOB_SPECIAL: Final = frozenset("*?[]{}\\,")
 might hold one)."""
 _READ_ATTEMPTS: Final = 3
 _REMEMBERED: Final = 10_000
-"""Filenames whose last seen version a service remembers (the oldest remembered is forgotten first)."""
+"""Filenames whose last seen version a service remembers (:class:`~aimon_mongo.hints.Hints`)."""
 
 
 def _q(component: str) -> str:
@@ -102,7 +103,7 @@ class AimonArtifactService(BaseArtifactService):
         self.root: Final = root.strip("/")
         self._owns = owns_filesystem
         self._ready = False
-        self._last_seen: dict[str, int] = {}
+        self._last_seen: Hints[str, int] = Hints(_REMEMBERED)
         """Per version directory, the highest version this service saw stored: a hint for the next save."""
 
     @classmethod
@@ -193,7 +194,7 @@ class AimonArtifactService(BaseArtifactService):
             elif claimed:
                 found.setdefault(version, info)
         if found:
-            self._remember(directory, max(found))
+            self._last_seen.put(directory, max(found))
         return found
 
     async def _files_below(self, directory: str, depth: int) -> list[FileInfo]:
@@ -225,13 +226,6 @@ class AimonArtifactService(BaseArtifactService):
             latest = max(stored)
             return latest, stored[latest]
         return (version, None) if isinstance(version, int) and version >= 0 else None
-
-    def _remember(self, directory: str, version: int) -> None:
-        seen = self._last_seen
-        seen.pop(directory, None)
-        if len(seen) >= _REMEMBERED:
-            del seen[next(iter(seen))]
-        seen[directory] = version
 
     def _claim_path(self, fs: AsyncFileSystem, path: str) -> str:
         """The file whose conditional write claims the version at ``path``."""
@@ -271,7 +265,7 @@ class AimonArtifactService(BaseArtifactService):
                 # after a listing, the next number; after a guess, the listing
                 version, listed = (version + 1 if listed else None), True
                 continue
-            self._remember(directory, version)
+            self._last_seen.put(directory, version)
             return version
         raise InvalidArgumentError(f"no free version of {filename!r} after {_MAX_CLAIMS} attempts")
 
@@ -283,7 +277,7 @@ class AimonArtifactService(BaseArtifactService):
             return 0
         if await fs.is_file(self._claim_path(fs, f"{directory}/{_version_name(last)}")):
             return last + 1
-        self._last_seen.pop(directory, None)
+        self._last_seen.forget(directory)
         return None
 
     async def _claim(self, fs: AsyncFileSystem, path: str, content: bytes, attributes: dict[str, str]) -> None:
@@ -431,7 +425,7 @@ class AimonArtifactService(BaseArtifactService):
         """Delete every version of ``filename`` (nothing happens when there is none)."""
         directory = self._artifact_dir(app_name, user_id, filename, session_id)
         fs = await self._ready_fs()
-        self._last_seen.pop(directory, None)
+        self._last_seen.forget(directory)
         try:
             await fs.delete_recursive(directory)
         except VfsFileNotFoundError:

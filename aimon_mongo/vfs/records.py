@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aimon_mongo.codec.instant import as_utc, format_instant
+from aimon_mongo.hints import Hints
 from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.names import (
     VFS_ETAG_PREFIX,
@@ -161,18 +162,15 @@ def with_predecessor(metadata: Mapping[str, Any], key: str) -> dict[str, Any]:
 class KnownRevisions:
     """The revision last read or written under each name, kept by a bucket filesystem as a hint: a conditional
     write on that revision's etag takes it as its base without looking the file up again (the commit checks
-    it). At most ``limit`` names; when full it starts over (no iteration: threads of a sync filesystem share it).
+    it). At most ``limit`` names (:class:`~aimon_mongo.hints.Hints`).
     """
 
     def __init__(self, limit: int = 1024) -> None:
-        self._limit = limit
-        self._by_name: dict[str, Revision] = {}
+        self._by_name: Hints[str, Revision] = Hints(limit)
 
     def remember(self, revision: Revision) -> None:
         """Keep ``revision`` as its name's latest known one."""
-        if len(self._by_name) >= self._limit:
-            self._by_name.clear()
-        self._by_name[revision.filename] = revision
+        self._by_name.put(revision.filename, revision)
 
     def get(self, name: str, etag: str) -> Revision | None:
         """The remembered revision of ``name`` if its etag is ``etag``."""
