@@ -83,6 +83,10 @@ _READ_BATCH: Final = 500
 """Events read per ``get_many`` request."""
 _HEADER_BATCH: Final = 5_000
 """Records (session headers) read per ``load_many`` request of a listing."""
+WRITE_LEASE_TTL: Final = timedelta(seconds=30)
+"""The default ``write_lease_ttl`` of :class:`AimonSessionService`."""
+STATE_LOCK_WAIT: Final = timedelta(seconds=10)
+"""The default ``state_lock_wait`` of :class:`AimonSessionService`."""
 
 
 def _q(part: str) -> str:
@@ -107,9 +111,9 @@ class SessionPage:
 
 
 def _timings(
-    write_lease_ttl: timedelta = timedelta(seconds=30),
+    write_lease_ttl: timedelta = WRITE_LEASE_TTL,
     write_lease_wait: timedelta | None = None,
-    state_lock_wait: timedelta = timedelta(seconds=10),
+    state_lock_wait: timedelta = STATE_LOCK_WAIT,
 ) -> tuple[timedelta, timedelta, timedelta]:
     """The service's three timings, checked (``write_lease_wait`` defaults to ``write_lease_ttl``)."""
     if not isinstance(write_lease_ttl, timedelta) or write_lease_ttl <= timedelta(0):
@@ -141,9 +145,9 @@ class AimonSessionService(BaseSessionService):
         backends: AsyncSessionBackends,
         *,
         owns_backends: bool = False,
-        write_lease_ttl: timedelta = timedelta(seconds=30),
+        write_lease_ttl: timedelta = WRITE_LEASE_TTL,
         write_lease_wait: timedelta | None = None,
-        state_lock_wait: timedelta = timedelta(seconds=10),
+        state_lock_wait: timedelta = STATE_LOCK_WAIT,
     ) -> None:
         self._ttl, write_wait, state_wait = _timings(write_lease_ttl, write_lease_wait, state_lock_wait)
         self.backends: Final = backends
@@ -459,8 +463,7 @@ class AimonSessionService(BaseSessionService):
         """The JSON transcripts of the records ``keys`` that exist: one ``load_many`` per :data:`_HEADER_BATCH`
         keys, those concurrently."""
         records = self.backends.records
-        size = _HEADER_BATCH
-        batches = [keys[first : first + size] for first in range(0, len(keys), size)]
+        batches = [keys[first : first + _HEADER_BATCH] for first in range(0, len(keys), _HEADER_BATCH)]
         found: dict[str, dict[str, Any]] = {}
         for loaded in await self._map(records.load_many, batches):
             for key, record in loaded.items():

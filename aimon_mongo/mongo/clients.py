@@ -23,7 +23,7 @@ import re
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from aimon_mongo.errors import InvalidArgumentError
 
@@ -132,8 +132,6 @@ def uri_secrets(uri: str) -> list[str]:
     """The credentials in ``uri`` — the password of its user part, the values of its secret options (as
     :func:`display_uri` masks them), the ``password`` of a libpq ``key=value`` string — each as written and
     percent-decoded, so that a front end can scrub them from free text (an error message quoting a server)."""
-    from urllib.parse import unquote
-
     found: list[str] = []
     if "://" not in uri:
         found += [m["value"].strip("'") for m in _DSN_PASSWORD.finditer(uri)]

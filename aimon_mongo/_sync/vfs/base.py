@@ -361,11 +361,9 @@ class FileSystemBase(ABC):
 
     def _targets(self, path: str, pattern: CompiledGlob | None) -> list[tuple[FileInfo, Any]]:
         """The files a glob or grep looks at: ``path`` itself when it is a file, else the matching files under it."""
-        found: list[tuple[FileInfo, Any]] = []
         candidates = self._candidates(path, pattern)
         try:
-            for item in candidates:
-                found.append(item)
+            found = [item for item in candidates]
         except InvalidPathError as exc:
             if exc.reason != NOT_A_DIRECTORY or path.endswith("/"):
                 raise
