@@ -6,6 +6,8 @@
                                              # the current benchmarks/prose.md
     python benchmarks/run.py --only vfs --merge   # re-run some benchmarks into the saved page (their rows
                                              # replaced, the re-run's date and load named on the page)
+    python benchmarks/run.py --only deepagents_backend --merge --script-args "--files 200 --repeats 3"
+                                             # the same, with the script's own options (named on the page)
     python benchmarks/run.py --smoke         # tiny sizes, not timed: every benchmark runs and reports every
                                              # case (part of ./dev test); writes nothing unless --output
 
@@ -24,6 +26,7 @@ import argparse
 import importlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -66,11 +69,14 @@ def expected_cases(names: Sequence[str] = BENCHMARKS) -> dict[str, tuple[str, ..
     return expected
 
 
-def run_script(name: str, smoke: bool, repeats: int | None, env: Mapping[str, str]) -> Report:
-    """One benchmark script as a child process; its JSON report."""
+def run_script(
+    name: str, smoke: bool, repeats: int | None, env: Mapping[str, str], extra: Sequence[str] = ()
+) -> Report:
+    """One benchmark script as a child process (``extra``: more of its options); its JSON report."""
     command = [sys.executable, str(HERE / f"{name}.py"), "--json"]
     command += ["--smoke"] if smoke else []
     command += [] if repeats is None else ["--repeats", str(repeats)]
+    command += list(extra)
     done = subprocess.run(command, capture_output=True, text=True, env=dict(env), check=False)
     if done.returncode != 0:
         raise SystemExit(f"benchmarks/{name}.py failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
@@ -104,8 +110,9 @@ def load_text(loads: Sequence[tuple[float, float, float]]) -> str:
             f"up to {busiest[0]:.1f} between benchmarks, on {os.cpu_count()} CPUs")  # fmt: skip
 
 
-def measure(names: Sequence[str], smoke: bool, repeats: int | None) -> Run:
-    """Run the scripts ``names``, one after the other; every case they declare must be reported."""
+def measure(names: Sequence[str], smoke: bool, repeats: int | None, extra: Sequence[str] = ()) -> Run:
+    """Run the scripts ``names``, one after the other (``extra``: options given to each, and named in the
+    environment as ``<benchmark> command``); every case they declare must be reported."""
     expected = expected_cases(names)
     begun, loads = time.monotonic(), [os.getloadavg()]
     server, shared_uri = None, None
@@ -119,10 +126,13 @@ def measure(names: Sequence[str], smoke: bool, repeats: int | None) -> Run:
     try:
         for name in names:
             started = time.monotonic()
-            report = run_script(name, smoke, repeats, script_env(name, os.environ, shared_uri))
+            report = run_script(name, smoke, repeats, script_env(name, os.environ, shared_uri), extra)
             print(f"{name}: {len(report.results)} cases in {time.monotonic() - started:.1f} s", file=sys.stderr)
             results += report.results
             environment.update(report.environment)
+            if extra:
+                options = ["--json", *([] if repeats is None else ["--repeats", str(repeats)]), *extra]
+                environment[f"{report.results[0].benchmark} command"] = shlex.join([f"benchmarks/{name}.py", *options])
             round_trips.update(report.round_trips)
             rounds[report.results[0].benchmark] = report.rounds
             loads.append(os.getloadavg())
@@ -191,8 +201,13 @@ def main() -> int:
                         "saved results and the current benchmarks/prose.md")  # fmt: skip
     parser.add_argument("--merge", action="store_true", help="with --only: put these benchmarks' new rows in "
                         "place of their saved ones and write the whole page, the re-run named on it")  # fmt: skip
+    parser.add_argument("--script-args", default="", help="with --only: more options for each script run "
+                        "(e.g. \"--files 200\"), named on the page")  # fmt: skip
     args = parser.parse_args()
     output = args.output or (None if args.smoke else DOC)
+    extra = shlex.split(args.script_args)
+    if extra and tuple(args.only) == BENCHMARKS:
+        parser.error("--script-args are one script's options: give the scripts with --only")
     if args.merge and (args.smoke or args.render or tuple(args.only) == BENCHMARKS):
         parser.error("--merge re-runs some benchmarks (--only) into the saved page: not with --smoke or --render")
     if output == DOC and tuple(args.only) != BENCHMARKS and not args.merge:
@@ -201,7 +216,7 @@ def main() -> int:
     if args.render:
         run = Run.from_json(json.loads(saved.read_text(encoding="utf-8")))
     else:
-        run = measure(args.only, args.smoke, args.repeats)
+        run = measure(args.only, args.smoke, args.repeats, extra)
     if args.merge:
         run = merged(Run.from_json(json.loads(saved.read_text(encoding="utf-8"))), run, args.only)
     text = page(run, PROSE.read_text(encoding="utf-8"))  # built in a smoke run too: the page is exercised

@@ -166,3 +166,11 @@ def test_a_merged_rerun_replaces_its_benchmarks_rows_in_place_and_names_itself()
         "VFS: 2026-12-03 12:00 UTC, load average 1.0 / 1.0 / 1.0 (1 / 5 / 15 min) at the start",
         "codec: 2026-12-04 08:00 UTC, load average 1.0 / 1.0 / 1.0 (1 / 5 / 15 min) at the start",
     ]
+
+
+def test_script_args_reach_the_script_and_are_named_on_the_page() -> None:
+    from run import measure
+
+    run = measure(["codec"], smoke=True, repeats=None, extra=["--repeats", "1"])
+    assert run.rounds["codec"] == 1  # the script's own option won over its smoke default of 2
+    assert run.environment["codec command"] == "benchmarks/codec.py --json --repeats 1"
