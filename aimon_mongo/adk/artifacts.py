@@ -43,9 +43,9 @@ from aimon_mongo.errors import (
     RevisionMismatchError,
     VfsFileNotFoundError,
 )
-from aimon_mongo.hints import Hints
 from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.mongo.clients import display_uri
+from aimon_mongo.vfs.records import Hints
 
 DEFAULT_ROOT: Final = "adk-artifacts"
 """The directory under which artifacts are kept, unless ``root=`` says otherwise."""
@@ -71,7 +71,7 @@ _GLOB_SPECIAL: Final = frozenset("*?[]{}\\,")
 might hold one)."""
 _READ_ATTEMPTS: Final = 3
 _REMEMBERED: Final = 10_000
-"""Filenames whose last seen version a service remembers (:class:`~aimon_mongo.hints.Hints`)."""
+"""Filenames whose last seen version a service remembers (:class:`~aimon_mongo.vfs.records.Hints`)."""
 
 
 def _q(component: str) -> str:

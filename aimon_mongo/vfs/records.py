@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from aimon_mongo.codec.instant import as_utc, format_instant
-from aimon_mongo.hints import Hints
 from aimon_mongo.model.vfs import FileInfo
 from aimon_mongo.names import (
     VFS_ETAG_PREFIX,
@@ -159,10 +158,43 @@ def with_predecessor(metadata: Mapping[str, Any], key: str) -> dict[str, Any]:
     return {**metadata, VFS_META_PREDECESSOR: key}
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Hints(Generic[K, V]):
+    """A bounded map of hints: what a process last saw under a key, kept only to skip a lookup next time (its
+    users check a hint against the store). At most ``limit`` keys, each with the value last put under it; when
+    full, a new key clears the map (no iteration over it: threads of a sync filesystem share it)."""
+
+    def __init__(self, limit: int) -> None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"limit must be an int >= 1, got {limit!r}")
+        self._limit = limit
+        self._values: dict[K, V] = {}
+
+    def put(self, key: K, value: V) -> None:
+        """Keep ``value`` as ``key``'s latest hint."""
+        if key not in self._values and len(self._values) >= self._limit:
+            self._values.clear()
+        self._values[key] = value
+
+    def get(self, key: K) -> V | None:
+        """``key``'s hint, if one is kept."""
+        return self._values.get(key)
+
+    def forget(self, key: K) -> None:
+        """Drop ``key``'s hint, if one is kept."""
+        self._values.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
 class KnownRevisions:
     """The revision last read or written under each name, kept by a bucket filesystem as a hint: a conditional
     write on that revision's etag takes it as its base without looking the file up again (the commit checks
-    it). At most ``limit`` names (:class:`~aimon_mongo.hints.Hints`).
+    it). At most ``limit`` names (:class:`Hints`).
     """
 
     def __init__(self, limit: int = 1024) -> None:

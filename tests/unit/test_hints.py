@@ -1,10 +1,10 @@
-"""``aimon_mongo.hints.Hints``: the bounded hint map shared by the VFS (known revisions) and ADK artifacts."""
+"""``aimon_mongo.vfs.records.Hints``: the bounded hint map shared by the VFS (known revisions) and ADK artifacts."""
 
 from __future__ import annotations
 
 import pytest
 
-from aimon_mongo.hints import Hints
+from aimon_mongo.vfs.records import Hints
 
 
 def test_keeps_the_last_value_put_under_each_key_and_forgets_on_request() -> None:
